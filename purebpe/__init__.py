@@ -1,0 +1,38 @@
+"""purebpe: byte-level BPE tokenizers in readable pure Python.
+
+Train::
+
+    import purebpe
+    model = purebpe.train("corpus.txt", vocab_size=10_000, special_tokens=["<|endoftext|>"])
+    model.save("my-tokenizer")
+
+Every trainer variant in :data:`VARIANTS` gives identical results; ``variant="auto"``
+picks the fastest on the running interpreter.
+"""
+from __future__ import annotations
+
+from .core import WordTable
+from .counting import WordCounts, count, count_from_iterator
+from .errors import InputError, PureBPEError
+from .formats import load
+from .model import BPEModel
+from .trainers import VARIANTS
+from .training import train, train_bpe, train_from_counts, train_from_iterator
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BPEModel",
+    "InputError",
+    "PureBPEError",
+    "VARIANTS",
+    "WordCounts",
+    "WordTable",
+    "count",
+    "count_from_iterator",
+    "load",
+    "train",
+    "train_bpe",
+    "train_from_counts",
+    "train_from_iterator",
+]

@@ -1,0 +1,48 @@
+"""Atomic file output: write a temporary file beside the target, then rename it into place.
+
+An interrupted run (Ctrl-C, a crash, a full disk) therefore never leaves a half-written
+file under the target's name: either the old file (or none) or the complete new one.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def write_bytes(path: PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically and return the path."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return target
+
+
+def write_text(path: PathLike, text: str) -> Path:
+    """Write ``text`` as UTF-8 to ``path`` atomically and return the path."""
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def make_output_dir(directory: PathLike) -> Path:
+    """Create ``directory`` (and parents) unless it exists; refuse a path that is a file."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        from .errors import PureBPEError
+
+        raise PureBPEError(f"{out}: output path exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    return out

@@ -1,0 +1,49 @@
+"""GPT-2's byte-to-unicode mapping, used by every text file format that stores token bytes.
+
+GPT-2 files store each byte as a printable character so that vocab and merges are valid
+JSON/text: the 188 printable Latin-1 bytes map to themselves, the other 68 to U+0100 and up
+(byte 0x20, the space, becomes ``Ġ``; 0xF0 becomes ``ð``).
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from .errors import PureBPEError
+
+
+def _build() -> List[str]:
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    table = [""] * 256
+    extra = 0
+    for byte in range(256):
+        if byte in printable:
+            table[byte] = chr(byte)
+        else:
+            table[byte] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+#: ``BYTE_TO_UNICODE[b]`` is the character that stands for byte ``b``.
+BYTE_TO_UNICODE: List[str] = _build()
+#: The inverse of :data:`BYTE_TO_UNICODE`.
+UNICODE_TO_BYTE: Dict[str, int] = {char: byte for byte, char in enumerate(BYTE_TO_UNICODE)}
+
+
+def encode_token(token: bytes) -> str:
+    """The GPT-2 string form of a token's bytes."""
+    return "".join([BYTE_TO_UNICODE[b] for b in token])
+
+
+def decode_token(text: str) -> bytes:
+    """The bytes a GPT-2 string form stands for; other characters raise ``PureBPEError``."""
+    try:
+        return bytes([UNICODE_TO_BYTE[c] for c in text])
+    except KeyError as exc:
+        raise PureBPEError(
+            f"{text!r} is not in GPT-2's byte-to-unicode alphabet (character {exc.args[0]!r})"
+        ) from None

@@ -1,0 +1,198 @@
+"""What every trainer shares: the word table, the tie-break key, merging a word, the result.
+
+The canonical semantics (every variant, every test):
+
+* a *word* is a tuple of byte tokens with a count; a pair's count is the sum over words of
+  ``word count x adjacent occurrences``, overlaps included (``a a a`` holds ``(a, a)`` twice);
+* each step merges the pair with the highest count; ties go to the lexicographically
+  greatest pair compared as ``(bytes(left), bytes(right))`` (:meth:`WordTable.pair_key`);
+* merging rewrites a word left to right, non-overlapping (``a a a`` -> ``aa a``,
+  :func:`merge_word`);
+* training stops at the vocabulary size, or when no pair has ``count >= min_frequency``;
+  a pair whose merged token would be longer than ``max_token_length`` bytes is never merged;
+* token ids: ``0..255`` are the raw bytes, then the merges in order, then special tokens.
+
+A trainer variant is a generator ``train(table) -> Iterator[(left, right)]`` over a
+:class:`WordTable`. At each step it picks the best pair, calls :meth:`WordTable.add_token`
+(which appends the new token's bytes and records the merge), yields the pair, and only when
+resumed updates its own structures. The caller pulls as many merges as the vocabulary has
+room for, so stopping early costs nothing and every variant can be compared step by step.
+
+Pairs are packed into one int, ``left << PAIR_SHIFT | right``, because dicts keyed by small
+ints are what PyPy's JIT handles best (no tuple allocation per lookup).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import attr
+
+from .errors import PureBPEError
+
+PAIR_SHIFT = 32
+PAIR_MASK = (1 << PAIR_SHIFT) - 1
+
+#: The signature every trainer variant implements (see the module docstring).
+Trainer = Callable[["WordTable"], Iterator[Tuple[int, int]]]
+
+
+def pack_pair(left: int, right: int) -> int:
+    """Pack a pair of token ids into one int key."""
+    return left << PAIR_SHIFT | right
+
+
+def unpack_pair(pair: int) -> Tuple[int, int]:
+    """The ``(left, right)`` token ids of a packed pair."""
+    return pair >> PAIR_SHIFT, pair & PAIR_MASK
+
+
+def merge_word(word: List[int], left: int, right: int, new_id: int) -> List[int]:
+    """``word`` with every occurrence of ``(left, right)`` replaced by ``new_id``.
+
+    Left to right and non-overlapping: ``[a, a, a]`` merging ``(a, a)`` gives ``[aa, a]``.
+    """
+    merged: List[int] = []
+    i = 0
+    n = len(word)
+    while i < n:
+        if i + 1 < n and word[i] == left and word[i + 1] == right:
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(word[i])
+            i += 1
+    return merged
+
+
+def apply_merges(word: List[int], ranks: Mapping[int, Tuple[int, int]]) -> List[int]:
+    """Apply learned merges to ``word``; ``ranks`` maps a packed pair to ``(rank, new_id)``.
+
+    Repeatedly merges every occurrence of the lowest-ranked pair present. This equals
+    replaying the merges one by one in training order, because a merge only creates pairs
+    that contain its new token, and those rank after it.
+    """
+    while len(word) > 1:
+        best_rank = -1
+        best_pair = 0
+        for i in range(len(word) - 1):
+            found = ranks.get(word[i] << PAIR_SHIFT | word[i + 1])
+            if found is not None and (best_rank < 0 or found[0] < best_rank):
+                best_rank = found[0]
+                best_pair = word[i] << PAIR_SHIFT | word[i + 1]
+        if best_rank < 0:
+            break
+        word = merge_word(word, best_pair >> PAIR_SHIFT, best_pair & PAIR_MASK, ranks[best_pair][1])
+    return word
+
+
+def reverse_bytes_key(token: bytes) -> str:
+    """A string that sorts in the *reverse* order of ``token`` among all byte strings.
+
+    Python's ``heapq`` is a min-heap, but ties must go to the greatest bytes. Each byte ``c``
+    becomes the character ``511 - c`` (range U+0100..U+01FF) and a terminator U+0200, larger
+    than any of them, is appended, so a prefix sorts *after* its extensions
+    (``b"ab" > b"a"`` but ``key(b"ab") < key(b"a")``). Concatenating the keys of ``left`` and
+    ``right`` reverses the order of ``(left, right)`` pairs, because the terminator settles
+    every comparison before the right halves are reached unless the left halves are equal.
+    """
+    return "".join([chr(511 - c) for c in token]) + "\u0200"
+
+
+@attr.s(slots=True, auto_attribs=True)
+class WordTable:
+    """The distinct words of a corpus with their counts, and the growing vocabulary.
+
+    ``words[i]`` is the token-id list of word ``i`` and ``counts[i]`` how often it occurs.
+    ``token_bytes[t]`` is the byte string of token ``t``; ``merges`` the merges so far, as
+    byte pairs. Trainers rewrite ``words`` in place: a table serves one training run.
+    """
+
+    words: List[List[int]]
+    counts: List[int]
+    token_bytes: List[bytes] = attr.Factory(lambda: [bytes([b]) for b in range(256)])
+    merges: List[Tuple[bytes, bytes]] = attr.Factory(list)
+    min_frequency: int = 1
+    max_token_length: Optional[int] = None
+
+    @classmethod
+    def from_word_counts(
+        cls,
+        word_counts: Mapping[bytes, int],
+        initial_merges: Sequence[Tuple[bytes, bytes]] = (),
+        *,
+        min_frequency: int = 1,
+        max_token_length: Optional[int] = None,
+    ) -> "WordTable":
+        """Build the table from ``{word_bytes: count}``, replaying ``initial_merges`` first."""
+        if min_frequency < 1:
+            raise PureBPEError(f"min_frequency must be at least 1, not {min_frequency}")
+        if max_token_length is not None and max_token_length < 1:
+            raise PureBPEError(f"max_token_length must be at least 1, not {max_token_length}")
+        table = cls(
+            words=[list(word) for word in word_counts],
+            counts=list(word_counts.values()),
+            min_frequency=min_frequency,
+            max_token_length=max_token_length,
+        )
+        if initial_merges:
+            table.replay(initial_merges)
+        return table
+
+    def replay(self, merges: Sequence[Tuple[bytes, bytes]]) -> None:
+        """Add ``merges`` (learned earlier) to the vocabulary and apply them to every word."""
+        ids = {token: i for i, token in enumerate(self.token_bytes)}
+        ranks: Dict[int, Tuple[int, int]] = {}
+        for rank, (left, right) in enumerate(merges):
+            if left not in ids or right not in ids:
+                raise PureBPEError(
+                    f"merge {rank} ({left!r}, {right!r}) uses a token that no earlier merge made"
+                )
+            new_id = self.add_token(ids[left], ids[right])
+            ids.setdefault(self.token_bytes[new_id], new_id)
+            ranks[pack_pair(ids[left], ids[right])] = (rank, new_id)
+        self.words = [apply_merges(word, ranks) for word in self.words]
+
+    def add_token(self, left: int, right: int) -> int:
+        """Record the merge of ``(left, right)`` and return the id of the new token."""
+        self.token_bytes.append(self.token_bytes[left] + self.token_bytes[right])
+        self.merges.append((self.token_bytes[left], self.token_bytes[right]))
+        return len(self.token_bytes) - 1
+
+    def pair_key(self, pair: int) -> Tuple[bytes, bytes]:
+        """The tie-break key of a packed pair: ``(bytes(left), bytes(right))``; greatest wins."""
+        return self.token_bytes[pair >> PAIR_SHIFT], self.token_bytes[pair & PAIR_MASK]
+
+    def mergeable(self, pair: int) -> bool:
+        """Whether the merged token would respect ``max_token_length``."""
+        if self.max_token_length is None:
+            return True
+        tb = self.token_bytes
+        return len(tb[pair >> PAIR_SHIFT]) + len(tb[pair & PAIR_MASK]) <= self.max_token_length
+
+    def best_pair(self, pair_counts: Mapping[int, int]) -> Optional[int]:
+        """The pair to merge next by a full scan of ``pair_counts``, or ``None`` to stop.
+
+        Highest count first, ties to the greatest :meth:`pair_key`; pairs below
+        ``min_frequency`` or over ``max_token_length`` are not eligible.
+        """
+        best: Optional[int] = None
+        best_count = self.min_frequency - 1
+        best_key: Tuple[bytes, bytes] = (b"", b"")
+        for pair, count in pair_counts.items():
+            if count < best_count:
+                continue
+            if count == best_count and (best is None or self.pair_key(pair) <= best_key):
+                continue
+            if not self.mergeable(pair):
+                continue
+            best, best_count, best_key = pair, count, self.pair_key(pair)
+        return best
+
+    def count_pairs(self) -> Dict[int, int]:
+        """Every pair's count over all words, from scratch (overlaps included)."""
+        pair_counts: Dict[int, int] = {}
+        for word, count in zip(self.words, self.counts):
+            for i in range(len(word) - 1):
+                pair = word[i] << PAIR_SHIFT | word[i + 1]
+                pair_counts[pair] = pair_counts.get(pair, 0) + count
+        return pair_counts

@@ -1,0 +1,373 @@
+"""Word counting: stream text in chunks, split on special tokens, pre-tokenize, count.
+
+Files are read in blocks and cut into chunks at positions where cutting cannot change the
+result (:class:`ChunkCutter`), so memory does not grow with the file's size. Each chunk is
+decoded, split on special tokens, pre-tokenized and counted into ``{word: count}``; the
+per-chunk tables are summed. Summing is order-independent, so the counts are the same for
+any number of processes, and for any ``concurrent.futures.Executor`` (a local
+``ProcessPoolExecutor``, or a Dask/Ray executor for a cluster, which is handed chunks of
+bytes and needs no shared file system).
+
+Counts are Python ints: they never overflow.
+"""
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from functools import lru_cache
+from pathlib import Path
+from typing import (
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Pattern,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
+
+import attr
+
+from .errors import InputError, PureBPEError
+from .pretokenize import PRETOKENIZERS, word_counter
+from .progress import Bar, Progress, check_progress, progress_bar
+from .specials import check_special_tokens, special_pattern, split_on_specials
+
+PathLike = Union[str, "os.PathLike[str]"]
+Files = Union[PathLike, Sequence[PathLike]]
+
+#: Bytes read per chunk. Large enough that per-chunk overhead vanishes, small enough that
+#: a pool of workers stays busy and memory stays flat.
+CHUNK_BYTES = 1 << 22
+#: Characters of text items batched into one job by :func:`count_from_iterator`.
+CHUNK_CHARS = 1 << 21
+
+# The whitespace bytes that are ``\s`` under every definition, and how to find them.
+_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
+_NEWLINE = 10
+
+
+@attr.s(slots=True, auto_attribs=True)
+class WordCounts:
+    """The pre-tokenized words of a corpus (UTF-8 bytes) and how often each occurs."""
+
+    words: Dict[bytes, int]
+    special_tokens: Tuple[str, ...] = ()
+    pretokenizer: str = "gpt2"
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def total(self) -> int:
+        """The number of word occurrences counted."""
+        return sum(self.words.values())
+
+
+class ChunkCutter:
+    """Finds the last position in a buffer where a chunk may end without changing the counts.
+
+    Three kinds of safe cut, tried in this order:
+
+    * just before a special token whose match is final (no longer special token could
+      start there with more text): pieces between special tokens are counted separately
+      anyway;
+    * with ``pretokenizer="none"``: just after a ``\\n`` (each line is a word);
+    * with ``"gpt2"``: just before a whitespace character ``c`` that is followed by a
+      character that is certainly not whitespace (ASCII graphic, or alphanumeric). In the
+      GPT-2 pattern a whitespace run followed by non-space gives up its last character
+      (``\\s+(?!\\S)``), which starts the next token (as its space prefix or alone); the
+      rest of the run is one token, exactly as at the end of a text. So both halves
+      pre-tokenize as they would together.
+
+    A pre-tokenizer cut is only taken where no special-token match spans it.
+    """
+
+    def __init__(self, special_tokens: Sequence[str], pretokenizer: str) -> None:
+        self.pretokenizer = pretokenizer
+        encoded = sorted({t.encode("utf-8") for t in special_tokens}, key=lambda t: (-len(t), t))
+        self.special: Optional[Pattern[bytes]] = (
+            re.compile(b"|".join(re.escape(t) for t in encoded)) if encoded else None
+        )
+        self.longest_special = len(encoded[0]) if encoded else 0
+
+    def cut(self, buf: bytes) -> int:
+        """The last safe cut in ``buf`` (``0 < cut < len(buf)``), or -1 if there is none."""
+        limit = len(buf) - self.longest_special  # matches starting later are not final yet
+        spans: List[Tuple[int, int]] = []
+        if self.special is not None:
+            spans = [m.span() for m in self.special.finditer(buf) if m.start() <= limit]
+            starts = [s for s, _ in spans if s > 0]
+            if starts:
+                return starts[-1]
+        end = min(len(buf) - 1, limit)
+        while end > 0:
+            cut = self._text_cut(buf, end)
+            if cut <= 0:
+                return -1
+            if not any(s < cut < e for s, e in spans):
+                return cut
+            end = cut - 1
+        return -1
+
+    def _text_cut(self, buf: bytes, end: int) -> int:
+        """The last pre-tokenizer-safe cut at or before ``end``, ignoring special tokens."""
+        if self.pretokenizer == "none":
+            return buf.rfind(b"\n", 0, end) + 1 or -1
+        for space in (b"\n", b" "):
+            i = buf.rfind(space, 0, end)
+            tries = 0
+            while i > 0 and tries < 64:
+                if _certainly_not_space(buf, i + 1):
+                    return i
+                i = buf.rfind(space, 0, i)
+                tries += 1
+        return -1
+
+
+def _certainly_not_space(buf: bytes, i: int) -> bool:
+    """Whether the character starting at byte ``i`` is non-whitespace under every definition."""
+    if i >= len(buf):
+        return False
+    byte = buf[i]
+    if 0x21 <= byte <= 0x7E:
+        return True
+    if byte < 0xC2 or byte > 0xF4:
+        return False
+    char = buf[i : i + 4].decode("utf-8", "ignore")[:1]
+    return char.isalnum()
+
+
+def read_chunks(
+    path: PathLike, cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[Tuple[bytes, int, int]]:
+    """Yield ``(chunk, byte_offset, first_line_number)`` covering the whole file, in order."""
+    offset, line = 0, 1
+    carry = b""
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(chunk_bytes)
+            buf = carry + block if carry else block
+            if not block:
+                if buf:
+                    yield buf, offset, line
+                return
+            cut = cutter.cut(buf)
+            if cut <= 0:
+                carry = buf  # no safe cut yet: read on (a huge line is kept whole)
+                continue
+            chunk, carry = buf[:cut], buf[cut:]
+            yield chunk, offset, line
+            offset += len(chunk)
+            line += chunk.count(b"\n")
+
+
+# A job is what one worker counts: (bytes of a file chunk or a list of texts, source name,
+# byte offset, first line, special tokens, pretokenizer, errors).
+Job = Tuple[Union[bytes, List[str]], str, int, int, Tuple[str, ...], str, str]
+
+
+def count_job(job: Job) -> Dict[bytes, int]:
+    """Count the words of one job; runs in worker processes, so it is a top-level function."""
+    data, source, offset, line, special_tokens, pretokenizer, errors = job
+    counter = word_counter(pretokenizer)
+    pattern = _cached_special_pattern(special_tokens)
+    texts = [decode_chunk(data, source, offset, line, errors)] if isinstance(data, bytes) else data
+    counts: Dict[str, int] = {}
+    for text in texts:
+        for piece in split_on_specials(text, pattern):
+            counter(piece, counts)
+    return {word.encode("utf-8"): n for word, n in counts.items()}
+
+
+@lru_cache(maxsize=8)
+def _cached_special_pattern(special_tokens: Tuple[str, ...]) -> Optional[Pattern[str]]:
+    return special_pattern(special_tokens)
+
+
+def decode_chunk(data: bytes, source: str, offset: int, line: int, errors: str) -> str:
+    """Decode a chunk as UTF-8; invalid bytes raise :class:`InputError` with their location."""
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"invalid UTF-8 (byte 0x{data[exc.start]:02x}: {exc.reason}); "
+            "pass errors='replace' (--errors replace) to substitute U+FFFD",
+            source,
+            offset=offset + exc.start,
+            line=line + data.count(b"\n", 0, exc.start),
+        ) from None
+
+
+def check_text(text: object, index: int, errors: str) -> str:
+    """Validate one item of a text iterable: a ``str`` that UTF-8 can encode."""
+    if not isinstance(text, str):
+        raise PureBPEError(f"<text {index}>: expected str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        if errors == "replace":
+            # One U+FFFD per lone surrogate, as tiktoken does.
+            return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        raise InputError(
+            f"lone surrogate {text[exc.start]!r} cannot be encoded as UTF-8; "
+            "pass errors='replace' to substitute U+FFFD",
+            f"<text {index}>",
+            offset=exc.start,
+        ) from None
+    return text
+
+
+def _check_options(
+    special_tokens: Iterable[str], pretokenizer: str, errors: str, processes: Optional[int]
+) -> Tuple[str, ...]:
+    if pretokenizer not in PRETOKENIZERS:
+        raise PureBPEError(
+            f"unknown pretokenizer {pretokenizer!r}; choose one of: {', '.join(PRETOKENIZERS)}"
+        )
+    if errors not in ("strict", "replace"):
+        raise PureBPEError(f"errors must be 'strict' or 'replace', not {errors!r}")
+    if processes is not None and processes < 1:
+        raise PureBPEError(f"processes must be at least 1, not {processes}")
+    return check_special_tokens(special_tokens)
+
+
+def as_paths(files: Files) -> List[Path]:
+    """``files`` (one path or a list of them) as checked paths of existing regular files."""
+    items = [files] if isinstance(files, (str, os.PathLike)) else list(files)
+    paths = [Path(p) for p in items]
+    for path in paths:
+        if not path.exists():
+            raise PureBPEError(f"{path}: no such file")
+        if path.is_dir():
+            raise PureBPEError(f"{path}: is a directory, not a text file")
+    return paths
+
+
+def count(
+    files: Files,
+    special_tokens: Iterable[str] = (),
+    *,
+    pretokenizer: str = "gpt2",
+    processes: Optional[int] = None,
+    executor: Optional[Executor] = None,
+    errors: str = "strict",
+    progress: Progress = False,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> WordCounts:
+    """Count the words of text files (one path or a list), streaming them in chunks.
+
+    ``processes=N`` counts chunks in N worker processes; ``executor`` may be any
+    ``concurrent.futures.Executor`` instead (e.g. ``distributed.Client(...).get_executor()``).
+    The result is the same whatever the parallelism.
+    """
+    specials = _check_options(special_tokens, pretokenizer, errors, processes)
+    check_progress(progress)
+    paths = as_paths(files)
+    cutter = ChunkCutter(specials, pretokenizer)
+
+    def jobs() -> Iterator[Tuple[Job, int]]:
+        for path in paths:
+            for chunk, offset, line in read_chunks(path, cutter, chunk_bytes):
+                yield (chunk, str(path), offset, line, specials, pretokenizer, errors), len(chunk)
+
+    total_bytes = sum(p.stat().st_size for p in paths)
+    bar = progress_bar(progress, "count", total_bytes, "B", unit_scale=True)
+    try:
+        words = _run_jobs(jobs(), processes, executor, bar)
+    finally:
+        bar.close()
+    return WordCounts(words, specials, pretokenizer)
+
+
+def count_from_iterator(
+    texts: Iterable[str],
+    special_tokens: Iterable[str] = (),
+    *,
+    pretokenizer: str = "gpt2",
+    processes: Optional[int] = None,
+    executor: Optional[Executor] = None,
+    errors: str = "strict",
+    progress: Progress = False,
+) -> WordCounts:
+    """Count the words of an iterable of strings, consumed once and streamed.
+
+    Each string is pre-tokenized on its own (a word never spans two strings).
+    """
+    specials = _check_options(special_tokens, pretokenizer, errors, processes)
+    check_progress(progress)
+
+    def jobs() -> Iterator[Tuple[Job, int]]:
+        batch: List[str] = []
+        size = 0
+        for index, text in enumerate(texts):
+            text = check_text(text, index, errors)
+            batch.append(text)
+            size += len(text)
+            if size >= CHUNK_CHARS:
+                yield (batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
+                batch, size = [], 0
+        if batch:
+            yield (batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
+
+    bar = progress_bar(progress, "count", None, "char", unit_scale=True)
+    try:
+        words = _run_jobs(jobs(), processes, executor, bar)
+    finally:
+        bar.close()
+    return WordCounts(words, specials, pretokenizer)
+
+
+def _run_jobs(
+    jobs: Iterator[Tuple[Job, int]],
+    processes: Optional[int],
+    executor: Optional[Executor],
+    bar: Bar,
+) -> Dict[bytes, int]:
+    totals: Dict[bytes, int] = {}
+    if executor is None and (processes is None or processes == 1):
+        for job, size in jobs:
+            _add_counts(totals, count_job(job))
+            bar.update(size)
+        return totals
+    own_pool = executor is None
+    workers = processes or os.cpu_count() or 1
+    pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
+    window = 2 * workers
+    pending: Dict["Future[Dict[bytes, int]]", int] = {}
+    try:
+        for job, size in jobs:
+            pending[pool.submit(count_job, job)] = size
+            if len(pending) >= window:
+                _collect_some(pending, totals, bar)
+        while pending:
+            _collect_some(pending, totals, bar)
+    finally:
+        if own_pool:
+            pool.shutdown(cancel_futures=True)
+    return totals
+
+
+def _collect_some(
+    pending: Dict["Future[Dict[bytes, int]]", int], totals: Dict[bytes, int], bar: Bar
+) -> None:
+    """Wait for at least one job, then add the counts of every finished one."""
+    done: Set["Future[Dict[bytes, int]]"]
+    done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+    for future in done:
+        size = pending.pop(future)
+        _add_counts(totals, future.result())
+        bar.update(size)
+
+
+def _add_counts(totals: Dict[bytes, int], counts: Dict[bytes, int]) -> None:
+    if not totals:
+        totals.update(counts)
+        return
+    get = totals.get
+    for word, n in counts.items():
+        totals[word] = get(word, 0) + n

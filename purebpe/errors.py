@@ -1,0 +1,42 @@
+"""The errors purebpe raises on bad input: one clear line saying what is wrong and where."""
+from __future__ import annotations
+
+from typing import Optional
+
+
+class PureBPEError(ValueError):
+    """Base class of every error purebpe raises for bad input or bad arguments.
+
+    It is a ``ValueError`` so callers that already catch that keep working; the CLI
+    prints its message as one line and exits with status 2.
+    """
+
+
+class InputError(PureBPEError):
+    """Input text that cannot be used (not UTF-8, a lone surrogate, ...), with its location.
+
+    ``source`` names the file (or ``"<text 3>"`` for the fourth string of an iterable),
+    ``offset`` is the byte offset in a file (character index in a string), ``line`` is 1-based.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        source: str,
+        offset: Optional[int] = None,
+        line: Optional[int] = None,
+    ) -> None:
+        self.what = what
+        self.source = source
+        self.offset = offset
+        self.line = line
+        where = source
+        if line is not None:
+            where += f", line {line}"
+        if offset is not None:
+            where += f", byte offset {offset}" if not source.startswith("<") else f", index {offset}"
+        super().__init__(f"{where}: {what}")
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        # Errors raised in worker processes are pickled back to the parent.
+        return (type(self), (self.what, self.source, self.offset, self.line))

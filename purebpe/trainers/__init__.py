@@ -1,0 +1,41 @@
+"""The registry of trainer variants: one module each, all with the same semantics.
+
+Every module here defines ``train(table: WordTable) -> Iterator[(left, right)]`` (see
+:mod:`purebpe.core`). :data:`VARIANTS` maps a variant's name to its module; modules are
+imported on first use so that importing purebpe stays cheap.
+"""
+from __future__ import annotations
+
+import importlib
+import platform
+from typing import Dict
+
+from ..core import Trainer
+from ..errors import PureBPEError
+
+#: name -> module under ``purebpe.trainers``, in rough order of sophistication.
+VARIANTS: Dict[str, str] = {
+    "naive": "naive",
+    "incremental": "incremental",
+}
+
+#: What ``variant="auto"`` picks on each interpreter (measured in ``bench/``).
+AUTO = {"PyPy": "incremental", "CPython": "incremental"}
+
+
+def resolve_variant(name: str) -> str:
+    """The registered variant ``name`` stands for (``"auto"`` picks per interpreter)."""
+    if name == "auto":
+        return AUTO.get(platform.python_implementation(), AUTO["CPython"])
+    if name not in VARIANTS:
+        raise PureBPEError(
+            f"unknown variant {name!r}; choose one of: auto, {', '.join(VARIANTS)}"
+        )
+    return name
+
+
+def get_trainer(name: str) -> Trainer:
+    """The ``train`` function of variant ``name``."""
+    module = importlib.import_module(f"{__name__}.{VARIANTS[resolve_variant(name)]}")
+    trainer: Trainer = module.train
+    return trainer
