@@ -46,7 +46,7 @@ def unpack_pair(pair: int) -> Tuple[int, int]:
     return pair >> PAIR_SHIFT, pair & PAIR_MASK
 
 
-def merge_word(word: List[int], left: int, right: int, new_id: int) -> List[int]:
+def merge_word(word: Sequence[int], left: int, right: int, new_id: int) -> List[int]:
     """``word`` with every occurrence of ``(left, right)`` replaced by ``new_id``.
 
     Left to right and non-overlapping: ``[a, a, a]`` merging ``(a, a)`` gives ``[aa, a]``.
@@ -64,7 +64,7 @@ def merge_word(word: List[int], left: int, right: int, new_id: int) -> List[int]
     return merged
 
 
-def apply_merges(word: List[int], ranks: Mapping[int, Tuple[int, int]]) -> List[int]:
+def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
     """Apply learned merges to ``word``; ``ranks`` maps a packed pair to ``(rank, new_id)``.
 
     Repeatedly merges every occurrence of the lowest-ranked pair present. This equals
@@ -102,12 +102,15 @@ def reverse_bytes_key(token: bytes) -> str:
 class WordTable:
     """The distinct words of a corpus with their counts, and the growing vocabulary.
 
-    ``words[i]`` is the token-id list of word ``i`` and ``counts[i]`` how often it occurs.
-    ``token_bytes[t]`` is the byte string of token ``t``; ``merges`` the merges so far, as
-    byte pairs. Trainers rewrite ``words`` in place: a table serves one training run.
+    ``words[i]`` is the token-id sequence of word ``i`` and ``counts[i]`` how often it
+    occurs. A word starts as its ``bytes`` (indexing bytes gives the byte values, which are
+    the ids of the byte tokens: one byte per token instead of an 8-byte list slot); trainers
+    replace it by a list of ids once they merge inside it. ``token_bytes[t]`` is the byte
+    string of token ``t``; ``merges`` the merges so far, as byte pairs. Trainers rewrite
+    ``words`` in place: a table serves one training run.
     """
 
-    words: List[List[int]]
+    words: List[Sequence[int]]
     counts: List[int]
     token_bytes: List[bytes] = attr.Factory(lambda: [bytes([b]) for b in range(256)])
     merges: List[Tuple[bytes, bytes]] = attr.Factory(list)
@@ -129,7 +132,7 @@ class WordTable:
         if max_token_length is not None and max_token_length < 1:
             raise PureBPEError(f"max_token_length must be at least 1, not {max_token_length}")
         table = cls(
-            words=[list(word) for word in word_counts],
+            words=list(word_counts),
             counts=list(word_counts.values()),
             min_frequency=min_frequency,
             max_token_length=max_token_length,
