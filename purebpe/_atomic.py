@@ -18,6 +18,8 @@ def write_bytes(path: PathLike, data: bytes) -> Path:
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp creates the file private (0600); give it the usual permissions instead.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -30,6 +32,12 @@ def write_bytes(path: PathLike, data: bytes) -> Path:
             pass
         raise
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text(path: PathLike, text: str) -> Path:

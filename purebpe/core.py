@@ -98,6 +98,14 @@ def reverse_bytes_key(token: bytes) -> str:
     return "".join([chr(511 - c) for c in token]) + "\u0200"
 
 
+def check_limits(min_frequency: int, max_token_length: Optional[int]) -> None:
+    """Refuse limits that make no sense (a merge needs a count of at least 1 and 2 bytes)."""
+    if min_frequency < 1:
+        raise PureBPEError(f"min_frequency must be at least 1, not {min_frequency}")
+    if max_token_length is not None and max_token_length < 1:
+        raise PureBPEError(f"max_token_length must be at least 1, not {max_token_length}")
+
+
 @attr.s(slots=True, auto_attribs=True)
 class WordTable:
     """The distinct words of a corpus with their counts, and the growing vocabulary.
@@ -127,10 +135,7 @@ class WordTable:
         max_token_length: Optional[int] = None,
     ) -> "WordTable":
         """Build the table from ``{word_bytes: count}``, replaying ``initial_merges`` first."""
-        if min_frequency < 1:
-            raise PureBPEError(f"min_frequency must be at least 1, not {min_frequency}")
-        if max_token_length is not None and max_token_length < 1:
-            raise PureBPEError(f"max_token_length must be at least 1, not {max_token_length}")
+        check_limits(min_frequency, max_token_length)
         table = cls(
             words=list(word_counts),
             counts=list(word_counts.values()),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .core import WordTable
+from .core import WordTable, check_limits
 from .counting import Files, WordCounts, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
@@ -40,7 +40,9 @@ def train(
     token would exceed ``max_token_length`` bytes is never merged. ``initial`` continues
     training from an earlier model: its merges come first, with their ids.
     """
-    specials = _check_arguments(vocab_size, special_tokens, variant, initial, progress)
+    specials = check_arguments(
+        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+    )
     counts = count(
         files,
         specials,
@@ -80,7 +82,9 @@ def train_from_iterator(
 
     Each string is pre-tokenized on its own: a word never spans two strings.
     """
-    specials = _check_arguments(vocab_size, special_tokens, variant, initial, progress)
+    specials = check_arguments(
+        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+    )
     counts = count_from_iterator(
         texts,
         specials,
@@ -112,7 +116,9 @@ def train_from_counts(
     progress: Progress = False,
 ) -> BPEModel:
     """Train on words counted earlier (:func:`purebpe.count`); options as :func:`train`."""
-    specials = _check_arguments(vocab_size, counts.special_tokens, variant, initial, progress)
+    specials = check_arguments(
+        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency, max_token_length
+    )
     if initial is not None:
         specials = initial.special_tokens + tuple(
             s for s in specials if s not in initial.special_tokens
@@ -147,15 +153,18 @@ def train_bpe(
     return model.vocab, model.merges
 
 
-def _check_arguments(
+def check_arguments(
     vocab_size: int,
     special_tokens: Iterable[str],
     variant: str,
     initial: Optional[BPEModel],
     progress: Progress,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
 ) -> Tuple[str, ...]:
     """Check what can be checked before any counting, so bad arguments fail at once."""
     specials = check_special_tokens(special_tokens)
+    check_limits(min_frequency, max_token_length)
     resolve_variant(variant)
     check_progress(progress)
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):

@@ -1,0 +1,129 @@
+"""``purebpe train``: count words, train a variant, save the model, print a short summary."""
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from typing import Any, List, Optional
+
+from ..core import WordTable
+from ..corpus import NAME as DEFAULT_CORPUS
+from ..corpus import default_corpus
+from ..counting import WordCounts, count, count_from_iterator
+from ..formats import FORMATS
+from ..formats import load as load_model
+from ..model import BPEModel
+from ..pretokenize import PRETOKENIZERS
+from ..progress import Progress
+from ..trainers import VARIANTS
+from ..training import check_arguments, train_from_counts
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="train a byte-level BPE tokenizer",
+        description=(
+            "Train a byte-level BPE tokenizer on text files. With no FILES it trains on the "
+            f"Python documentation text in {DEFAULT_CORPUS}, which ships with every interpreter."
+        ),
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files")
+    parser.add_argument("--vocab-size", type=int, default=1000, help="(default: %(default)s)")
+    parser.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="a special token (repeatable), e.g. '<|endoftext|>'",
+    )
+    parser.add_argument("--variant", default="auto", help=f"auto, {', '.join(VARIANTS)}")
+    parser.add_argument("--pretokenizer", default="gpt2", choices=PRETOKENIZERS)
+    parser.add_argument("--processes", type=int, default=None, help="count in P processes")
+    parser.add_argument("--min-frequency", type=int, default=1, metavar="F")
+    parser.add_argument("--max-token-length", type=int, default=None, metavar="BYTES")
+    parser.add_argument("--initial", metavar="DIR", help="continue training from this model")
+    parser.add_argument("--errors", choices=("strict", "replace"), default="strict")
+    parser.add_argument("--format", default="purebpe", choices=list(FORMATS))
+    parser.add_argument(
+        "--progress", choices=("bar", "jsonl", "none"), default="bar", help="(default: bar)"
+    )
+    parser.add_argument("-o", "--output", default="purebpe-model", metavar="DIR")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    progress: Progress = {"bar": True, "jsonl": "jsonl", "none": False}[args.progress]
+    initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
+    check_arguments(
+        args.vocab_size,
+        args.special_token,
+        args.variant,
+        initial,
+        progress,
+        args.min_frequency,
+        args.max_token_length,
+    )
+    options = dict(
+        pretokenizer=args.pretokenizer,
+        processes=args.processes,
+        errors=args.errors,
+        progress=progress,
+    )
+    start = time.perf_counter()
+    counts: WordCounts
+    if args.files:
+        counts = count(args.files, args.special_token, **options)  # type: ignore[arg-type]
+        source = ", ".join(args.files)
+    else:
+        counts = count_from_iterator(default_corpus(), args.special_token, **options)  # type: ignore[arg-type]
+        source = DEFAULT_CORPUS
+    counted = time.perf_counter()
+    model = train_from_counts(
+        counts,
+        args.vocab_size,
+        variant=args.variant,
+        min_frequency=args.min_frequency,
+        max_token_length=args.max_token_length,
+        initial=initial,
+        progress=progress,
+    )
+    trained = time.perf_counter()
+    paths = model.save(args.output, args.format)
+    saved = time.perf_counter()
+    _print_summary(source, counts, model, args.variant, [counted - start, trained - counted, saved - trained], paths)
+    return 0
+
+
+def _print_summary(
+    source: str,
+    counts: WordCounts,
+    model: BPEModel,
+    variant: str,
+    seconds: List[float],
+    paths: List[Any],
+) -> None:
+    first = ", ".join(repr((left + right).decode("utf-8", "replace")) for left, right in model.merges[:8])
+    print(f"trained on  {source}: {counts.total():,} words, {len(counts):,} distinct")
+    print(f"vocab       {model.vocab_size:,} tokens ({len(model.merges):,} merges, "
+          f"{len(model.special_tokens)} special) with variant {variant}")
+    print(f"first merges {first}")
+    print(f"compression {bytes_per_token(counts, model):.2f} bytes per token on the training text")
+    print(f"time        count {seconds[0]:.2f} s, merge {seconds[1]:.2f} s, save {seconds[2]:.2f} s")
+    print(f"peak memory {peak_memory_mib():.0f} MiB")
+    print(f"saved       {', '.join(str(p) for p in paths)}")
+
+
+def bytes_per_token(counts: WordCounts, model: BPEModel) -> float:
+    """UTF-8 bytes per token when the model encodes the counted words (specials excluded)."""
+    table = WordTable.from_word_counts(counts.words, model.merges)
+    n_bytes = sum(len(word) * n for word, n in counts.words.items())
+    n_tokens = sum(len(word) * n for word, n in zip(table.words, table.counts))
+    return n_bytes / n_tokens if n_tokens else 0.0
+
+
+def peak_memory_mib() -> float:
+    """This process's peak resident memory (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024

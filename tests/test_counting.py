@@ -1,0 +1,196 @@
+"""Word counting: streaming chunks, special tokens, parallelism, bad input."""
+from __future__ import annotations
+
+import collections
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import purebpe
+from purebpe.corpus import default_corpus
+from purebpe.counting import ChunkCutter, count_job, read_chunks
+from purebpe.errors import InputError, PureBPEError
+from purebpe.pretokenize import pretokenize, split_lines
+
+SPECIALS = ["<|endoftext|>", "<|endoftext|><|endoftext|>", "<pad>"]
+
+# Text that stresses the chunk cutter: every ASCII whitespace, letters, digits, apostrophes,
+# multi-byte characters (including Unicode whitespace), and pieces of special tokens.
+cutter_alphabet = st.sampled_from(
+    list(" \t\n\r\x0b\x0c ab'sZ9-.") + ["\u00a0", "\u3000", "\u2028", "\x85", "\x1c", "é", "中", "😀", "<|", "|>"]
+)
+cutter_text = st.lists(
+    st.one_of(cutter_alphabet, st.sampled_from(SPECIALS), st.text(max_size=4)), max_size=60
+).map("".join)
+
+
+def expected_counts(text: str, specials: Sequence[str], pretokenizer: str) -> Dict[bytes, int]:
+    """The specification, written independently of purebpe.counting: split, pre-tokenize, count."""
+    pieces = [text]
+    for special in sorted(specials, key=len, reverse=True):
+        pieces = [part for piece in pieces for part in piece.split(special)]
+    split = pretokenize if pretokenizer == "gpt2" else split_lines
+    words = collections.Counter(w.encode("utf-8") for piece in pieces for w in split(piece))
+    return dict(words)
+
+
+def write(tmp_path: Path, text: str, name: str = "corpus.txt") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("pretokenizer", ["gpt2", "none"])
+@given(text=cutter_text, chunk_bytes=st.integers(1, 40), use_specials=st.booleans())
+@settings(max_examples=300)
+def test_chunked_counting_equals_counting_the_whole_text(
+    tmp_path_factory: pytest.TempPathFactory,
+    pretokenizer: str,
+    text: str,
+    chunk_bytes: int,
+    use_specials: bool,
+) -> None:
+    # Specials that are not prefixes of each other: longest-match subtleties are tested below.
+    specials = ["<|endoftext|>", "<pad>"] if use_specials else []
+    path = write(tmp_path_factory.mktemp("c"), text)
+    counts = purebpe.count(path, specials, pretokenizer=pretokenizer, chunk_bytes=chunk_bytes)
+    assert counts.words == expected_counts(text, specials, pretokenizer)
+
+
+@given(text=cutter_text, chunk_bytes=st.integers(1, 40))
+@settings(max_examples=200)
+def test_chunks_cover_the_file_and_cut_only_at_safe_places(
+    tmp_path_factory: pytest.TempPathFactory, text: str, chunk_bytes: int
+) -> None:
+    data = text.encode("utf-8")
+    path = write(tmp_path_factory.mktemp("c"), text)
+    chunks = list(read_chunks(path, ChunkCutter(SPECIALS, "gpt2"), chunk_bytes))
+    assert b"".join(chunk for chunk, _, _ in chunks) == data
+    for chunk, offset, line in chunks:
+        assert data[offset : offset + len(chunk)] == chunk
+        assert line == data.count(b"\n", 0, offset) + 1
+
+
+def test_overlapping_special_tokens_longest_match_wins(tmp_path: Path) -> None:
+    text = "ab<|endoftext|><|endoftext|>cd<|endoftext|>ef"
+    counts = purebpe.count(write(tmp_path, text), SPECIALS)
+    assert counts.words == {b"ab": 1, b"cd": 1, b"ef": 1}
+    # A special token is never part of a word, even when written without separators.
+    assert not any(b"<|" in word for word in counts.words)
+
+
+def test_pretokenizer_none_makes_each_line_a_word(tmp_path: Path) -> None:
+    text = "one line\r\nsame line\x85still\nlast<pad>after"
+    counts = purebpe.count(write(tmp_path, text), ["<pad>"], pretokenizer="none")
+    assert counts.words == {b"one line\r\n": 1, "same line\x85still\n".encode(): 1, b"last": 1, b"after": 1}
+
+
+def test_counting_real_text_from_files_and_iterators_agree(tmp_path: Path) -> None:
+    texts = default_corpus()[:25]
+    paths = [write(tmp_path, t, f"doc{i}.txt") for i, t in enumerate(texts)]
+    from_files = purebpe.count(paths, chunk_bytes=4096)
+    from_texts = purebpe.count_from_iterator(iter(texts))
+    expected: collections.Counter[bytes] = collections.Counter()
+    for t in texts:
+        expected.update(expected_counts(t, [], "gpt2"))
+    assert from_files.words == from_texts.words == dict(expected)
+    assert from_files.total() == sum(expected.values())
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_counts_are_identical_for_any_number_of_processes(tmp_path: Path, processes: int) -> None:
+    text = "<|endoftext|>".join(default_corpus()[:30])
+    path = write(tmp_path, text)
+    one = purebpe.count(path, ["<|endoftext|>"], chunk_bytes=8192)
+    many = purebpe.count(path, ["<|endoftext|>"], processes=processes, chunk_bytes=8192)
+    assert many.words == one.words
+    texts = purebpe.count_from_iterator(default_corpus()[:30], processes=processes)
+    assert texts.words == purebpe.count_from_iterator(default_corpus()[:30]).words
+
+
+def test_any_executor_can_count(tmp_path: Path) -> None:
+    path = write(tmp_path, "\n".join(default_corpus()[:10]))
+    with ProcessPoolExecutor(2) as executor:
+        counts = purebpe.count(path, executor=executor, chunk_bytes=4096)
+    assert counts.words == purebpe.count(path).words
+
+
+def test_dask_executor_can_count(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    path = write(tmp_path, "\n".join(default_corpus()[:5]))
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            counts = purebpe.count(path, executor=client.get_executor(), chunk_bytes=4096)
+    assert counts.words == purebpe.count(path).words
+
+
+def test_word_counts_do_not_overflow() -> None:
+    merged: Dict[bytes, int] = {}
+    from purebpe.counting import _add_counts
+
+    _add_counts(merged, {b"the": 3 * 2**32})
+    _add_counts(merged, {b"the": 2**40, b"a": 1})
+    assert merged == {b"the": 3 * 2**32 + 2**40, b"a": 1}
+
+
+def test_invalid_utf8_names_file_offset_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    data = b"good line\nsecond \xe4\xb8 line\n" + b"x" * 50
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        purebpe.count(path, chunk_bytes=7)
+    error = info.value
+    assert (error.source, error.offset, error.line) == (str(path), data.index(b"\xe4"), 2)
+    assert str(path) in str(error) and "byte offset 17" in str(error) and "line 2" in str(error)
+
+
+def test_invalid_utf8_can_be_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"caf\xe9 ok")
+    counts = purebpe.count(path, errors="replace")
+    assert counts.words == expected_counts("caf\ufffd ok", [], "gpt2")
+
+
+def test_lone_surrogates_in_texts_are_an_error_or_replaced() -> None:
+    with pytest.raises(InputError, match=r"<text 1>, index 2: lone surrogate"):
+        purebpe.count_from_iterator(["fine", "ab\ud800cd"])
+    counts = purebpe.count_from_iterator(["ab\ud800cd"], errors="replace")
+    assert counts.words == expected_counts("ab\ufffdcd", [], "gpt2")
+
+
+def test_input_errors_survive_worker_processes(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"a" * 100 + b"\n\xff")
+    with pytest.raises(InputError) as info:
+        purebpe.count(path, processes=2, chunk_bytes=16)
+    assert info.value.offset == 101 and info.value.line == 2
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda p: purebpe.count(p / "missing.txt"), "no such file"),
+        (lambda p: purebpe.count(p), "is a directory"),
+        (lambda p: purebpe.count([], pretokenizer="words"), "unknown pretokenizer 'words'"),
+        (lambda p: purebpe.count([], errors="ignore"), "errors must be"),
+        (lambda p: purebpe.count([], processes=0), "processes must be at least 1"),
+        (lambda p: purebpe.count([], ["<a>", "<a>"]), "given twice"),
+        (lambda p: purebpe.count([], [""]), "non-empty string"),
+        (lambda p: purebpe.count([], "<a>"), "must be a list"),
+        (lambda p: purebpe.count_from_iterator([b"bytes"]), "expected str"),
+    ],
+)
+def test_bad_arguments_give_clear_errors(tmp_path: Path, call, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(PureBPEError, match=message):
+        call(tmp_path)
+
+
+def test_count_job_is_the_unit_of_parallel_work() -> None:
+    text = "hello world<|endoftext|>hello"
+    job = (text.encode(), "x", 0, 1, ("<|endoftext|>",), "gpt2", "strict")
+    assert count_job(job) == {b"hello": 2, b" world": 1}
