@@ -12,6 +12,8 @@ Counts are Python ints: they never overflow.
 """
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import re
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
@@ -32,6 +34,8 @@ from typing import (
 
 import attr
 
+from ._atomic import write_bytes
+from .bytemap import decode_token, encode_token
 from .errors import InputError, PureBPEError
 from .pretokenize import PRETOKENIZERS, word_counter
 from .progress import Bar, Progress, check_progress, progress_bar
@@ -43,6 +47,8 @@ Files = Union[PathLike, Sequence[PathLike]]
 #: Bytes read per chunk. Large enough that per-chunk overhead vanishes, small enough that
 #: a pool of workers stays busy and memory stays flat.
 CHUNK_BYTES = 1 << 22
+#: The header's format tag in files written by :meth:`WordCounts.save`.
+COUNTS_FORMAT = "purebpe-word-counts-1"
 #: Characters of text items batched into one job by :func:`count_from_iterator`.
 CHUNK_CHARS = 1 << 21
 
@@ -65,6 +71,53 @@ class WordCounts:
     def total(self) -> int:
         """The number of word occurrences counted."""
         return sum(self.words.values())
+
+    def save(self, path: PathLike) -> Path:
+        """Write the counts as gzipped TSV (atomically), most frequent words first.
+
+        The file starts with a ``#`` header line of JSON (format, special tokens,
+        pre-tokenizer); then one ``count<TAB>word`` line per word, the word written in
+        GPT-2's byte-to-unicode alphabet so that any bytes fit on one line.
+        """
+        header = {
+            "format": COUNTS_FORMAT,
+            "special_tokens": list(self.special_tokens),
+            "pretokenizer": self.pretokenizer,
+        }
+        lines = ["# " + json.dumps(header)]
+        ranked = sorted(self.words.items(), key=lambda item: (-item[1], item[0]))
+        lines.extend(f"{n}\t{encode_token(word)}" for word, n in ranked)
+        data = gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), mtime=0)
+        return write_bytes(path, data)
+
+    @classmethod
+    def load(cls, path: PathLike) -> "WordCounts":
+        """Read counts written by :meth:`save`; a malformed file names the bad line."""
+        try:
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                first = f.readline()
+            header = json.loads(first[2:]) if first.startswith("# ") else None
+        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise PureBPEError(f"{path}: not a purebpe counts file ({exc})") from None
+        if (
+            not isinstance(header, dict)
+            or header.get("format") != COUNTS_FORMAT
+            or not {"special_tokens", "pretokenizer"} <= header.keys()
+        ):
+            raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
+        words: Dict[bytes, int] = {}
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            next(f)
+            for line_no, line in enumerate(f, start=2):
+                n, tab, word = line.rstrip("\n").partition("\t")
+                try:
+                    if not (tab and n.isascii() and n.isdigit()):
+                        raise PureBPEError("expected 'count<TAB>word'")
+                    words[decode_token(word)] = int(n)
+                except PureBPEError as exc:
+                    raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
+        specials = check_special_tokens(header["special_tokens"])
+        return cls(words, specials, str(header["pretokenizer"]))
 
 
 class ChunkCutter:

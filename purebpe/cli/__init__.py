@@ -17,6 +17,7 @@ from ..errors import PureBPEError
 # Subcommand modules, in the order ``purebpe --help`` lists them.
 COMMANDS = (
     "train",
+    "count",
 )
 
 

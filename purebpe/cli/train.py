@@ -8,16 +8,14 @@ import time
 from typing import Any, List, Optional
 
 from ..core import WordTable
-from ..corpus import NAME as DEFAULT_CORPUS
-from ..corpus import default_corpus
-from ..counting import WordCounts, count, count_from_iterator
+from ..counting import WordCounts
+from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
-from ..pretokenize import PRETOKENIZERS
-from ..progress import Progress
 from ..trainers import VARIANTS
 from ..training import check_arguments, train_from_counts
+from ._common import add_input_arguments, count_input, progress_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -26,59 +24,49 @@ def add_parser(subparsers: Any) -> None:
         help="train a byte-level BPE tokenizer",
         description=(
             "Train a byte-level BPE tokenizer on text files. With no FILES it trains on the "
-            f"Python documentation text in {DEFAULT_CORPUS}, which ships with every interpreter."
+            "Python documentation text in pydoc_data.topics, which ships with every interpreter."
         ),
     )
-    parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files")
-    parser.add_argument("--vocab-size", type=int, default=1000, help="(default: %(default)s)")
+    add_input_arguments(parser)
     parser.add_argument(
-        "--special-token",
-        action="append",
-        default=[],
-        metavar="TOKEN",
-        help="a special token (repeatable), e.g. '<|endoftext|>'",
+        "--counts", metavar="FILE", help="train on words counted by 'purebpe count' instead"
     )
+    parser.add_argument("--vocab-size", type=int, default=1000, help="(default: %(default)s)")
     parser.add_argument("--variant", default="auto", help=f"auto, {', '.join(VARIANTS)}")
-    parser.add_argument("--pretokenizer", default="gpt2", choices=PRETOKENIZERS)
-    parser.add_argument("--processes", type=int, default=None, help="count in P processes")
     parser.add_argument("--min-frequency", type=int, default=1, metavar="F")
     parser.add_argument("--max-token-length", type=int, default=None, metavar="BYTES")
     parser.add_argument("--initial", metavar="DIR", help="continue training from this model")
-    parser.add_argument("--errors", choices=("strict", "replace"), default="strict")
     parser.add_argument("--format", default="purebpe", choices=list(FORMATS))
-    parser.add_argument(
-        "--progress", choices=("bar", "jsonl", "none"), default="bar", help="(default: bar)"
-    )
     parser.add_argument("-o", "--output", default="purebpe-model", metavar="DIR")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    progress: Progress = {"bar": True, "jsonl": "jsonl", "none": False}[args.progress]
+    progress = progress_option(args)
     initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
-    check_arguments(
-        args.vocab_size,
-        args.special_token,
-        args.variant,
-        initial,
-        progress,
-        args.min_frequency,
-        args.max_token_length,
-    )
-    options = dict(
-        pretokenizer=args.pretokenizer,
-        processes=args.processes,
-        errors=args.errors,
-        progress=progress,
-    )
+    if args.counts and args.files:
+        raise PureBPEError("give either FILES or --counts, not both")
     start = time.perf_counter()
     counts: WordCounts
-    if args.files:
-        counts = count(args.files, args.special_token, **options)  # type: ignore[arg-type]
-        source = ", ".join(args.files)
+    if args.counts:
+        counts, source = WordCounts.load(args.counts), args.counts
+        if args.special_token and tuple(args.special_token) != counts.special_tokens:
+            raise PureBPEError(
+                f"{args.counts} was counted with special tokens {list(counts.special_tokens)}; "
+                "they are fixed when counting"
+            )
     else:
-        counts = count_from_iterator(default_corpus(), args.special_token, **options)  # type: ignore[arg-type]
-        source = DEFAULT_CORPUS
+        # Fail on bad arguments before spending time on counting.
+        check_arguments(
+            args.vocab_size,
+            args.special_token,
+            args.variant,
+            initial,
+            progress,
+            args.min_frequency,
+            args.max_token_length,
+        )
+        counts, source = count_input(args)
     counted = time.perf_counter()
     model = train_from_counts(
         counts,
@@ -92,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     trained = time.perf_counter()
     paths = model.save(args.output, args.format)
     saved = time.perf_counter()
-    _print_summary(source, counts, model, args.variant, [counted - start, trained - counted, saved - trained], paths)
+    seconds = [counted - start, trained - counted, saved - trained]
+    _print_summary(source, counts, model, args.variant, seconds, paths)
     return 0
 
 

@@ -11,7 +11,7 @@ Cost:        O(pairs + total length of the affected words) per merge. The scan d
 """
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Set, Tuple
+from typing import Dict, Iterator, Sequence, Set, Tuple
 
 from ..core import PAIR_SHIFT, WordTable, merge_word, unpack_pair
 
@@ -39,7 +39,7 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
 
 def _add_pairs(
     word_id: int,
-    word: List[int],
+    word: Sequence[int],
     count: int,
     pair_counts: Dict[int, int],
     pair_to_words: Dict[int, Set[int]],
@@ -52,7 +52,7 @@ def _add_pairs(
 
 def _remove_pairs(
     word_id: int,
-    word: List[int],
+    word: Sequence[int],
     count: int,
     pair_counts: Dict[int, int],
     pair_to_words: Dict[int, Set[int]],

@@ -1,0 +1,58 @@
+"""What ``purebpe train`` and ``purebpe count`` share: the input options and the counting."""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict, Tuple
+
+from ..corpus import NAME as DEFAULT_CORPUS
+from ..corpus import default_corpus
+from ..counting import WordCounts, count, count_from_iterator
+from ..pretokenize import PRETOKENIZERS
+from ..progress import Progress
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """FILES and the options that say how to count them."""
+    parser.add_argument(
+        "files", nargs="*", metavar="FILE", help=f"UTF-8 text files (default: {DEFAULT_CORPUS})"
+    )
+    parser.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="a special token (repeatable), e.g. '<|endoftext|>'",
+    )
+    parser.add_argument("--pretokenizer", default="gpt2", choices=PRETOKENIZERS)
+    parser.add_argument("--processes", type=int, default=None, help="count in P processes")
+    parser.add_argument(
+        "--errors",
+        choices=("strict", "replace"),
+        default="strict",
+        help="what to do with bytes that are not UTF-8 (default: strict, an error)",
+    )
+    parser.add_argument(
+        "--progress",
+        choices=("bar", "jsonl", "none"),
+        default="bar",
+        help="progress bars, JSON lines on stderr, or nothing (default: bar)",
+    )
+
+
+def progress_option(args: argparse.Namespace) -> Progress:
+    """The ``progress`` argument for the ``--progress`` choice."""
+    choices: Dict[str, Progress] = {"bar": True, "jsonl": "jsonl", "none": False}
+    return choices[args.progress]
+
+
+def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
+    """Count FILES (or the default corpus); returns the counts and a name for the source."""
+    options: Any = dict(
+        pretokenizer=args.pretokenizer,
+        processes=args.processes,
+        errors=args.errors,
+        progress=progress_option(args),
+    )
+    if args.files:
+        return count(args.files, args.special_token, **options), ", ".join(args.files)
+    return count_from_iterator(default_corpus(), args.special_token, **options), DEFAULT_CORPUS
