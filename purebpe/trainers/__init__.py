@@ -17,10 +17,15 @@ from ..errors import PureBPEError
 VARIANTS: Dict[str, str] = {
     "naive": "naive",
     "incremental": "incremental",
+    "fine_grained": "fine_grained",
+    "heap": "heap",
+    "sorted": "sorted",
+    "bucket": "bucket",
+    "positional": "positional",
 }
 
 #: What ``variant="auto"`` picks on each interpreter (measured in ``bench/``).
-AUTO = {"PyPy": "incremental", "CPython": "incremental"}
+AUTO = {"PyPy": "bucket", "CPython": "bucket"}
 
 
 def resolve_variant(name: str) -> str:

@@ -1,0 +1,58 @@
+"""The sorted trainer: fine-grained updates plus a ``sortedcontainers.SortedList`` of pairs.
+
+Keeps:       a :class:`~purebpe.trainers.pair_index.PairIndex` and a ``SortedList`` holding
+             ``(count, bytes(left), bytes(right), pair)`` for every eligible pair (count at
+             least ``min_frequency``, mergeable under ``max_token_length``), always exact.
+Max pair:    the last element: highest count, ties to the greatest bytes, as the tuples
+             compare exactly like the tie-break rule.
+After merge: eager: :meth:`PairIndex.merge` reports the old count of every pair whose count
+             fell; each one's old key is removed and, if still eligible, its new key added.
+             New pairs are added.
+Cost:        O(occurrences of the merged pair + changed pairs x log(pairs)) per merge; the
+             ``SortedList`` operations are cheap but each changed pair pays two of them,
+             where the lazy :mod:`~purebpe.trainers.heap` pays nothing for a count that falls.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Tuple
+
+from sortedcontainers import SortedList
+
+from ..core import PAIR_MASK, PAIR_SHIFT, WordTable
+from .pair_index import PairIndex
+
+
+def train(table: WordTable) -> Iterator[Tuple[int, int]]:
+    index = PairIndex(table)
+    pair_counts = index.pair_counts
+    token_bytes = table.token_bytes
+    min_frequency = table.min_frequency
+    ranked = SortedList(
+        (count, token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK], pair)
+        for pair, count in pair_counts.items()
+        if count >= min_frequency and table.mergeable(pair)
+    )
+    new_pairs: List[int] = []
+    old_counts: Dict[int, int] = {}
+    while ranked:
+        pair = ranked.pop()[3]
+        left, right = pair >> PAIR_SHIFT, pair & PAIR_MASK
+        new_id = table.add_token(left, right)
+        yield left, right
+        index.merge(left, right, new_id, new_pairs, old_counts)
+        for pair, old in old_counts.items():
+            if old < min_frequency or not table.mergeable(pair):
+                continue  # was never listed
+            left_bytes, right_bytes = token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK]
+            ranked.remove((old, left_bytes, right_bytes, pair))
+            count = pair_counts.get(pair, 0)
+            if count >= min_frequency:
+                ranked.add((count, left_bytes, right_bytes, pair))
+        for pair in new_pairs:
+            count = pair_counts[pair]
+            if count >= min_frequency and table.mergeable(pair):
+                ranked.add(
+                    (count, token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK], pair)
+                )
+        del new_pairs[:]
+        old_counts.clear()
