@@ -17,6 +17,7 @@ from .errors import InputError, PureBPEError
 from .formats import load
 from .model import BPEModel
 from .trainers import VARIANTS
+from .tokenizer import Tokenizer
 from .training import train, train_bpe, train_from_counts, train_from_iterator
 
 __version__ = "0.1.0"
@@ -25,6 +26,7 @@ __all__ = [
     "BPEModel",
     "InputError",
     "PureBPEError",
+    "Tokenizer",
     "VARIANTS",
     "WordCounts",
     "WordTable",

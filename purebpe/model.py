@@ -11,6 +11,7 @@ from .errors import PureBPEError
 
 if TYPE_CHECKING:
     from .core import WordTable
+    from .tokenizer import Tokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -75,6 +76,12 @@ class BPEModel:
                 f"{256 + len(self.special_tokens)}..{self.vocab_size} for this model"
             )
         return BPEModel.from_merges(self.merges[:num_merges], self.special_tokens, self.pretokenizer)
+
+    def tokenizer(self) -> "Tokenizer":
+        """A :class:`purebpe.Tokenizer` that encodes and decodes text with this model."""
+        from .tokenizer import Tokenizer
+
+        return Tokenizer.from_model(self)
 
     def save(self, directory: PathLike, format: str = "purebpe") -> List[Path]:
         """Write the model into ``directory`` (created if needed) atomically; returns the files.

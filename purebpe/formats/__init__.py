@@ -23,6 +23,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: format name -> module under ``purebpe.formats``; also the order :func:`load` looks in.
 FORMATS: Dict[str, str] = {
     "purebpe": "native",
+    "gpt2": "gpt2",
+    "hf": "hf",
+    "tiktoken": "tiktoken_format",
 }
 
 

@@ -1,0 +1,277 @@
+"""Streams for ``purebpe encode`` and ``purebpe decode``: text in, ids out, and back.
+
+Input is read in blocks of ``BLOCK_BYTES`` (UTF-8 decoded incrementally, so a character
+split between blocks is fine), ids are written in batches, so memory stays flat however
+large the file. Ids go out as text (space-separated), as a NumPy ``.npy`` file or as raw
+little-endian ``uint16``/``uint32`` (``.bin``), the layouts training pipelines memory-map.
+The ``.npy`` header is written by hand (NumPy is optional): a fixed-size header is
+written first and rewritten with the final length at the end. File outputs go to a
+temporary file beside the target, renamed into place only when complete.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import codecs
+import os
+import struct
+import sys
+import tempfile
+from array import array
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from ..errors import InputError, PureBPEError
+from ..progress import Bar
+
+BLOCK_BYTES = 1 << 20
+#: Ids per write: large enough to amortise the call, small enough to keep memory flat.
+BATCH_IDS = 1 << 16
+#: ``--dtype`` name -> (array typecode, .npy descr).
+DTYPES: Dict[str, Tuple[str, str]] = {"uint16": ("H", "<u2"), "uint32": ("I", "<u4")}
+#: .npy descr -> array typecode, for reading.
+NPY_TYPECODES = {"|u1": "B", "<u2": "H", "<i2": "h", "<u4": "I", "<i4": "i", "<u8": "Q", "<i8": "q"}
+NPY_MAGIC = b"\x93NUMPY"
+#: Total size of the .npy header we write: room for any length, a multiple of 64.
+NPY_HEADER_BYTES = 128
+FORMATS = ("text", "npy", "bin")
+
+
+def add_format_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help=f"how {what} ids are stored: text (space-separated), npy or bin (raw "
+        "little-endian); default: from the file suffix (.npy, .bin), else text",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=tuple(DTYPES),
+        default=None,
+        help="integer type of npy/bin ids (default: uint16 when every id fits, else uint32)",
+    )
+
+
+def ids_format(path: Optional[str], chosen: Optional[str]) -> str:
+    """The ids format: ``--format`` if given, else from the file suffix, else text."""
+    if chosen is not None:
+        return chosen
+    suffix = Path(path).suffix if path and path != "-" else ""
+    return {".npy": "npy", ".bin": "bin"}.get(suffix, "text")
+
+
+def dtype_for(chosen: Optional[str], max_id: int) -> str:
+    if chosen is None:
+        return "uint16" if max_id < 1 << 16 else "uint32"
+    if chosen == "uint16" and max_id >= 1 << 16:
+        raise PureBPEError(f"--dtype uint16 cannot hold ids up to {max_id}; use uint32")
+    return chosen
+
+
+def is_std(path: Optional[str]) -> bool:
+    return path is None or path == "-"
+
+
+@contextmanager
+def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[int]]]:
+    """``(binary stream, name, size or None)`` for FILE, or stdin for ``-``/nothing."""
+    if is_std(path):
+        yield sys.stdin.buffer, "<stdin>", None
+        return
+    assert path is not None
+    source = Path(path)
+    if source.is_dir():
+        raise PureBPEError(f"{source}: is a directory, not a file")
+    with open(source, "rb") as f:
+        yield f, str(source), source.stat().st_size
+
+
+@contextmanager
+def atomic_output(path: Optional[str]) -> Iterator[BinaryIO]:
+    """A binary stream to ``path``, renamed into place on success; stdout for ``-``/nothing."""
+    if is_std(path):
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    assert path is not None
+    target = Path(path)
+    if target.is_dir():
+        raise PureBPEError(f"{target}: output path is a directory")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
+        with os.fdopen(fd, "w+b") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def read_text(stream: BinaryIO, source: str, errors: str, bar: Bar) -> Iterator[str]:
+    """The text of ``stream`` in blocks, decoded as UTF-8; bad bytes raise :class:`InputError`."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    consumed = 0  # bytes fed to the decoder before this block
+    lines = 1
+    while True:
+        block = stream.read(BLOCK_BYTES)
+        pending = len(decoder.getstate()[0])
+        try:
+            text = decoder.decode(block, final=not block)
+        except UnicodeDecodeError as exc:
+            # exc.object is the undecoded tail of the previous block followed by this one.
+            data = exc.object
+            raise InputError(
+                f"invalid UTF-8 (byte 0x{data[exc.start]:02x}: {exc.reason}); "
+                "pass --errors replace to substitute U+FFFD",
+                source,
+                offset=consumed - pending + exc.start,
+                line=lines + data.count(b"\n", 0, exc.start),
+            ) from None
+        consumed += len(block)
+        lines += block.count(b"\n")
+        bar.update(len(block))
+        if text:
+            yield text
+        if not block:
+            return
+
+
+def batches(ids: Iterable[int], size: int = BATCH_IDS) -> Iterator[List[int]]:
+    batch: List[int] = []
+    for tid in ids:
+        batch.append(tid)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def write_ids(out: BinaryIO, ids: Iterable[int], format: str, dtype: str) -> int:
+    """Write ``ids`` to ``out`` in ``format``; returns how many were written."""
+    if format == "text":
+        return _write_text_ids(out, ids)
+    typecode, descr = DTYPES[dtype]
+    if format == "npy":
+        out.write(_npy_header(descr, 0))
+    count = 0
+    for batch in batches(ids):
+        values = array(typecode, batch)
+        if sys.byteorder == "big":
+            values.byteswap()
+        out.write(values.tobytes())
+        count += len(batch)
+    if format == "npy":
+        out.seek(0)
+        out.write(_npy_header(descr, count))
+        out.seek(0, os.SEEK_END)
+    return count
+
+
+def _write_text_ids(out: BinaryIO, ids: Iterable[int]) -> int:
+    count = 0
+    separator = b""
+    for batch in batches(ids):
+        out.write(separator + " ".join(map(str, batch)).encode("ascii"))
+        separator = b" "
+        count += len(batch)
+    out.write(b"\n")
+    return count
+
+
+def _npy_header(descr: str, length: int) -> bytes:
+    """A version 1.0 ``.npy`` header of exactly ``NPY_HEADER_BYTES`` bytes."""
+    fields = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({length},), }}"
+    size = NPY_HEADER_BYTES - len(NPY_MAGIC) - 4
+    return NPY_MAGIC + b"\x01\x00" + struct.pack("<H", size) + fields.ljust(size - 1).encode("ascii") + b"\n"
+
+
+def read_ids(stream: BinaryIO, source: str, format: str, dtype: str) -> Iterator[List[int]]:
+    """Batches of the ids stored in ``stream`` (text, npy or bin)."""
+    if format == "text":
+        return _read_text_ids(stream, source)
+    if format == "npy":
+        typecode = _read_npy_header(stream, source)
+    else:
+        typecode = DTYPES[dtype][0]
+    return _read_binary_ids(stream, source, typecode)
+
+
+def _read_text_ids(stream: BinaryIO, source: str) -> Iterator[List[int]]:
+    carry = b""
+    while True:
+        block = stream.read(BLOCK_BYTES)
+        data = carry + block
+        words = data.split()
+        # A number may continue in the next block unless the block ended in whitespace.
+        carry = words.pop() if block and words and not data[-1:].isspace() else b""
+        try:
+            yield [int(word) for word in words]
+        except ValueError:
+            bad = next(w for w in words if not w.isdigit())
+            raise PureBPEError(f"{source}: {bad[:40]!r} is not a token id") from None
+        if not block:
+            return
+
+
+def _read_binary_ids(stream: BinaryIO, source: str, typecode: str) -> Iterator[List[int]]:
+    itemsize = array(typecode).itemsize
+    carry = b""
+    while True:
+        block = stream.read(BLOCK_BYTES)
+        data = carry + block
+        usable = len(data) - len(data) % itemsize
+        if not block and usable != len(data):
+            raise PureBPEError(f"{source}: {len(data) % itemsize} trailing bytes are not a whole id")
+        values = array(typecode)
+        values.frombytes(data[:usable])
+        if sys.byteorder == "big":
+            values.byteswap()
+        carry = data[usable:]
+        if values:
+            yield values.tolist()
+        if not block:
+            return
+
+
+def _read_npy_header(stream: BinaryIO, source: str) -> str:
+    """Check a ``.npy`` header (a 1-D array of integers) and return the array typecode."""
+    start = stream.read(len(NPY_MAGIC) + 2)
+    if start[: len(NPY_MAGIC)] != NPY_MAGIC:
+        raise PureBPEError(f"{source}: not a .npy file (no NumPy magic bytes)")
+    major = start[-2]
+    length_bytes = stream.read(2 if major == 1 else 4)
+    (length,) = struct.unpack("<H" if major == 1 else "<I", length_bytes)
+    try:
+        header: Any = ast.literal_eval(stream.read(length).decode("latin-1"))
+        descr, shape, fortran = header["descr"], header["shape"], header["fortran_order"]
+    except (ValueError, SyntaxError, KeyError, TypeError) as exc:
+        raise PureBPEError(f"{source}: malformed .npy header ({exc})") from None
+    if descr not in NPY_TYPECODES or len(shape) != 1:
+        raise PureBPEError(
+            f"{source}: .npy holds {descr!r} with shape {shape}; expected a 1-D array of integers"
+        )
+    del fortran  # irrelevant for 1-D arrays
+    return NPY_TYPECODES[descr]
+
+
+def write_text_stream(out: IO[bytes], pieces: Iterable[bytes]) -> None:
+    """Decode byte pieces as one UTF-8 stream (invalid bytes -> U+FFFD) and write the text."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for piece in pieces:
+        out.write(decoder.decode(piece).encode("utf-8"))
+    out.write(decoder.decode(b"", final=True).encode("utf-8"))

@@ -1,0 +1,53 @@
+"""``purebpe decode``: token ids (text, ``.npy`` or raw ``uint16``/``uint32``) back to text."""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Iterator, List
+
+from ..errors import PureBPEError
+from ..formats import load as load_model
+from ..tokenizer import Tokenizer
+from ._io import add_format_arguments, atomic_output, dtype_for, ids_format, open_input, read_ids, write_text_stream
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "decode",
+        help="decode token ids to text",
+        description=(
+            "Decode token ids (whitespace-separated text, .npy, or raw uint16/uint32 .bin) from "
+            "FILE or stdin back to UTF-8 text. Bytes that do not form valid UTF-8 become U+FFFD."
+        ),
+    )
+    parser.add_argument("--tokenizer", required=True, metavar="DIR", help="a saved model (any format)")
+    parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="ids to decode (default: stdin)")
+    parser.add_argument("-o", "--output", default="-", metavar="OUTPUT", help="(default: stdout)")
+    add_format_arguments(parser, "the input")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    tokenizer = load_model(args.tokenizer).tokenizer()
+    format = ids_format(args.file, args.format)
+    dtype = dtype_for(args.dtype, max(tokenizer.vocab))
+    with open_input(args.file) as (stream, source, _size):
+        with atomic_output(args.output) as out:
+            write_text_stream(out, _decoded(tokenizer, read_ids(stream, source, format, dtype), source))
+    return 0
+
+
+def _decoded(tokenizer: Tokenizer, batches: Iterator[List[int]], source: str) -> Iterator[bytes]:
+    """The bytes of each batch; a bad id is reported with its position in the whole input."""
+    position = 0
+    for batch in batches:
+        try:
+            yield tokenizer.decode_bytes(batch)
+        except PureBPEError:
+            for index, tid in enumerate(batch):
+                try:
+                    tokenizer.decode_bytes([tid])
+                except PureBPEError as exc:
+                    where = str(exc).replace("position 0", f"position {position + index}")
+                    raise PureBPEError(f"{source}: {where}") from None
+            raise
+        position += len(batch)

@@ -1,0 +1,130 @@
+"""GPT-2's ``vocab.json`` + ``merges.txt``: the files OpenAI published with GPT-2.
+
+``vocab.json`` maps each token, spelled in GPT-2's byte-to-unicode alphabet
+(:mod:`purebpe.bytemap`), to its id; ``merges.txt`` has a ``#version: 0.2`` header, then
+one merge per line, ``left right``, in rank order. HF ``tokenizers``
+(``models.BPE.from_file``), ``transformers.GPT2Tokenizer`` and Stanford CS336's tokenizer
+read them.
+
+Ids come from ``vocab.json`` whatever their layout (in GPT-2's own files id 0 is ``!``).
+The special tokens are the vocab entries that are neither a single byte nor made by a
+merge (``<|endoftext|>`` in GPT-2's files), or entries not spelled in the byte alphabet.
+A model trained with ``pretokenizer="none"`` says so in the header line
+(``#version: 0.2 pretokenizer=none``), which other readers skip.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Dict, List, Set, Tuple, Union
+
+from .._atomic import write_text
+from ..bytemap import decode_token, encode_token
+from ..errors import PureBPEError
+from ..model import BPEModel
+from ..pretokenize import PRETOKENIZERS
+from .bytelevel import MERGES_HEADER, assemble, read_json, tokens_by_bytes, unmerged_tokens
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+FILES = ("vocab.json", "merges.txt")
+_PRETOKENIZER_TAG = "pretokenizer="
+
+
+def recognises(path: Path) -> bool:
+    return path.name.endswith(FILES)
+
+
+def _pair_paths(path: Path) -> Tuple[Path, Path]:
+    """``(vocab.json, merges.txt)`` for either one (``gpt2-vocab.json`` pairs with ``gpt2-merges.txt``)."""
+    name = path.name
+    if name.endswith(FILES[1]):
+        return path.with_name(name[: -len(FILES[1])] + FILES[0]), path
+    if name.endswith(FILES[0]):
+        return path, path.with_name(name[: -len(FILES[0])] + FILES[1])
+    return path / FILES[0], path / FILES[1]
+
+
+def save(model: BPEModel, directory: Path) -> List[Path]:
+    by_bytes = tokens_by_bytes(model, "gpt2")
+    vocab = {encode_token(token): tid for token, tid in by_bytes.items()}
+    for text, tid in model.special_ids().items():
+        vocab[encode_token(text.encode("utf-8"))] = tid
+    ordered = dict(sorted(vocab.items(), key=lambda item: item[1]))
+    header = MERGES_HEADER
+    if model.pretokenizer != "gpt2":
+        header += f" {_PRETOKENIZER_TAG}{model.pretokenizer}"
+    lines = [header] + [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges]
+    vocab_path, merges_path = directory / FILES[0], directory / FILES[1]
+    write_text(vocab_path, json.dumps(ordered, ensure_ascii=False, indent=1) + "\n")
+    write_text(merges_path, "\n".join(lines) + "\n")
+    return [vocab_path, merges_path]
+
+
+def load(path: Path) -> BPEModel:
+    vocab_path, merges_path = _pair_paths(Path(path))
+    return read_files(vocab_path, merges_path)
+
+
+def read_files(vocab_path: PathLike, merges_path: PathLike) -> BPEModel:
+    """The model in a ``vocab.json`` and a ``merges.txt``; errors name the bad file."""
+    vocab_file, merges_file = Path(vocab_path), Path(merges_path)
+    for needed in (vocab_file, merges_file):
+        if not needed.is_file():
+            raise PureBPEError(f"{needed}: no such file (GPT-2 format needs vocab.json and merges.txt)")
+    vocab, literal_ids = _read_vocab(vocab_file)
+    merges, pretokenizer = _read_merges(merges_file)
+    specials = sorted(set(unmerged_tokens(vocab, merges)) | literal_ids)
+    try:
+        return assemble(vocab, merges, specials, pretokenizer)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{vocab_file} + {merges_file.name}: {exc}") from None
+
+
+def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:
+    """``{id: bytes}`` and the ids of entries not in the byte alphabet (added tokens)."""
+    document = read_json(path, "GPT-2 vocab.json")
+    if not isinstance(document, dict):
+        raise PureBPEError(f"{path}: not a GPT-2 vocab.json (expected a JSON object of token: id)")
+    vocab: Dict[int, bytes] = {}
+    literal_ids: Set[int] = set()
+    for key, tid in document.items():
+        if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0:
+            raise PureBPEError(f"{path}: token {key!r} has id {tid!r}, not an int >= 0")
+        if tid in vocab:
+            raise PureBPEError(f"{path}: id {tid} is given to two tokens")
+        try:
+            vocab[tid] = decode_token(key)
+        except PureBPEError:
+            vocab[tid] = key.encode("utf-8")  # written literally, as HF writes added tokens
+            literal_ids.add(tid)
+    return vocab, literal_ids
+
+
+def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise PureBPEError(f"{path}: not a GPT-2 merges.txt (not UTF-8: {exc.reason})") from None
+    pretokenizer = "gpt2"
+    merges: List[Tuple[bytes, bytes]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if number == 1 and line.startswith("#version"):
+            for field in line.split()[2:]:
+                if field.startswith(_PRETOKENIZER_TAG):
+                    pretokenizer = field[len(_PRETOKENIZER_TAG) :]
+            continue
+        if not line:
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise PureBPEError(f"{path}, line {number}: expected 'left right', got {line!r}")
+        try:
+            merges.append((decode_token(parts[0]), decode_token(parts[1])))
+        except PureBPEError as exc:
+            raise PureBPEError(f"{path}, line {number}: {exc}") from None
+    if pretokenizer not in PRETOKENIZERS:
+        raise PureBPEError(f"{path}, line 1: unknown pretokenizer {pretokenizer!r}")
+    return merges, pretokenizer

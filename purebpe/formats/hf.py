@@ -1,0 +1,167 @@
+"""Hugging Face ``tokenizers``' single-file format, ``tokenizer.json``.
+
+Written as GPT-2's tokenizer is on the Hub: a ``BPE`` model (vocab in GPT-2's byte
+alphabet, merges as ``"left right"`` strings, which every ``tokenizers`` version reads),
+a ``ByteLevel`` pre-tokenizer (``use_regex=true``: the GPT-2 pattern) and decoder, and
+the special tokens as ``added_tokens`` (``special: true``), which ``tokenizers`` splits off
+before pre-tokenization, longest match first. Load it with
+``tokenizers.Tokenizer.from_file("tokenizer.json")`` or
+``transformers.PreTrainedTokenizerFast(tokenizer_file=...)``.
+
+A ``pretokenizer="none"`` model gets a ``Sequence`` of ``Split("\\n",
+"merged_with_previous")`` (one piece per line, its ``\\n`` included) and
+``ByteLevel(use_regex=false)`` (bytes only), which is exactly purebpe's line splitting.
+
+Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokenizers
+>= 0.20), and refuses options purebpe does not implement (a normalizer, dropout,
+``ignore_merges``, subword prefixes...) with a one-line error naming the file.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+from .._atomic import write_text
+from ..bytemap import decode_token, encode_token
+from ..errors import PureBPEError
+from ..model import BPEModel
+from .bytelevel import assemble, read_json, tokens_by_bytes
+
+FILES = ("tokenizer.json",)
+
+_BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+_LINES = {"type": "Split", "pattern": {"String": "\n"}, "behavior": "MergedWithPrevious", "invert": False}
+_PRE_TOKENIZERS: Dict[str, Any] = {
+    "gpt2": _BYTE_LEVEL,
+    "none": {"type": "Sequence", "pretokenizers": [_LINES, dict(_BYTE_LEVEL, use_regex=False)]},
+}
+# Model options whose values other than these change the encoding.
+_NEUTRAL_OPTIONS: Dict[str, Tuple[Any, ...]] = {
+    "dropout": (None, 0, 0.0),
+    "unk_token": (None,),
+    "continuing_subword_prefix": (None, ""),
+    "end_of_word_suffix": (None, ""),
+    "fuse_unk": (False, None),
+    "byte_fallback": (False, None),
+    "ignore_merges": (False, None),
+}
+
+
+def recognises(path: Path) -> bool:
+    return path.name.endswith(FILES[0])
+
+
+def save(model: BPEModel, directory: Path) -> List[Path]:
+    by_bytes = tokens_by_bytes(model, "hf")
+    document = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": tid,
+                "content": text,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for text, tid in sorted(model.special_ids().items(), key=lambda item: item[1])
+        ],
+        "normalizer": None,
+        "pre_tokenizer": _PRE_TOKENIZERS[model.pretokenizer],
+        "post_processor": None,
+        "decoder": dict(_BYTE_LEVEL, add_prefix_space=True),
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": {encode_token(token): tid for token, tid in by_bytes.items()},
+            "merges": [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges],
+        },
+    }
+    path = directory / FILES[0]
+    write_text(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    return [path]
+
+
+def load(path: Path) -> BPEModel:
+    document = read_json(path, "HF tokenizer.json")
+    try:
+        return _read(document)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{path}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise PureBPEError(f"{path}: malformed HF tokenizer.json ({type(exc).__name__}: {exc})") from None
+
+
+def _read(document: Any) -> BPEModel:
+    if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
+        raise PureBPEError("not an HF tokenizer.json (no \"model\" object)")
+    model = document["model"]
+    if model.get("type", "BPE") != "BPE":
+        raise PureBPEError(f"model type {model.get('type')!r} is not BPE")
+    for option, neutral in _NEUTRAL_OPTIONS.items():
+        if model.get(option) not in neutral:
+            raise PureBPEError(f"model option {option}={model[option]!r} is not supported by purebpe")
+    if document.get("normalizer") is not None:
+        raise PureBPEError(f"normalizer {document['normalizer'].get('type')!r} is not supported by purebpe")
+    pretokenizer = _pretokenizer_name(document.get("pre_tokenizer"))
+
+    vocab: Dict[int, bytes] = {}
+    for key, tid in model["vocab"].items():
+        if not isinstance(tid, int) or tid < 0 or tid in vocab:
+            raise PureBPEError(f"model vocab gives token {key!r} the id {tid!r} (not a new int >= 0)")
+        vocab[tid] = decode_token(key)
+    merges: List[Tuple[bytes, bytes]] = []
+    for rank, merge in enumerate(model["merges"]):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2:
+            raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
+        merges.append((decode_token(parts[0]), decode_token(parts[1])))
+
+    special_ids = []
+    for added in document.get("added_tokens") or []:
+        tid, content = added["id"], added["content"]
+        if tid in vocab and vocab[tid] != content.encode("utf-8"):
+            raise PureBPEError(f"added token {content!r} has id {tid}, which the model vocab gives to {vocab[tid]!r}")
+        vocab[tid] = content.encode("utf-8")
+        special_ids.append(tid)
+    return assemble(vocab, merges, special_ids, pretokenizer)
+
+
+def _pretokenizer_name(pre_tokenizer: Any) -> str:
+    """``"gpt2"`` or ``"none"`` for the two pre-tokenizer setups purebpe writes."""
+    for name, expected in _PRE_TOKENIZERS.items():
+        if _same_setup(pre_tokenizer, expected):
+            return name
+    kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
+    raise PureBPEError(
+        f"pre_tokenizer {kind!r} is not supported (purebpe reads ByteLevel with "
+        "add_prefix_space=false, or Split on '\\n' then ByteLevel without regex)"
+    )
+
+
+def _same_setup(found: Any, expected: Any) -> bool:
+    """Whether ``found`` matches ``expected``, ignoring ``trim_offsets`` (offsets only)."""
+    if isinstance(expected, dict):
+        if not isinstance(found, dict):
+            return False
+        if found.get("type") == "ByteLevel":
+            found = dict({"use_regex": True}, **found)  # older files leave the default out
+        keys = (set(found) | set(expected)) - {"trim_offsets"}
+        return all(_same_setup(found.get(key), expected.get(key)) for key in keys)
+    if isinstance(expected, list):
+        return (
+            isinstance(found, list)
+            and len(found) == len(expected)
+            and all(_same_setup(f, e) for f, e in zip(found, expected))
+        )
+    return bool(found == expected)

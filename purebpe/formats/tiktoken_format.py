@@ -1,0 +1,204 @@
+"""tiktoken's ranks file, ``tokenizer.tiktoken``, with a JSON sidecar for what it lacks.
+
+The ranks file has one line per token, ``base64(token bytes) rank``, in rank order; it is
+what ``tiktoken.load.load_tiktoken_bpe`` reads. tiktoken merges inside a pre-token the
+adjacent pair whose *concatenation* has the lowest rank, so the ranks must follow the
+merge order: rank = id works for purebpe's canonical layout (bytes, then merges in order)
+and for GPT-2's. The file has no merges, special tokens or pattern, so
+``tokenizer.tiktoken.json`` beside it keeps those::
+
+    {"pretokenizer": "gpt2", "pat_str": "...", "special_tokens": {"<|endoftext|>": 50256},
+     "explicit_n_vocab": 50257}
+
+Build a ``tiktoken.Encoding`` from the two files::
+
+    import json, tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+    sidecar = json.load(open("tok/tokenizer.tiktoken.json"))
+    enc = tiktoken.Encoding(
+        name="my-tokenizer",
+        pat_str=sidecar["pat_str"],
+        mergeable_ranks=load_tiktoken_bpe("tok/tokenizer.tiktoken"),
+        special_tokens=sidecar["special_tokens"],
+    )
+
+or simply ``purebpe.formats.tiktoken_format.tiktoken_encoding("tok")``.
+``pat_str`` is tiktoken's own GPT-2 pattern (``r50k_base``), or for a
+``pretokenizer="none"`` model a line pattern, ``[^\\n]*\\n|[^\\n]+`` (each line with its
+``\\n``). Reading recovers the merges: a token's merge is the two tokens its bytes
+encode to with the merges of lower rank (exact for files written from a trained BPE
+model). Without the sidecar the model has no special tokens and the GPT-2 pattern.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Tuple, Union
+
+from .._atomic import write_text
+from ..core import apply_merges, pack_pair
+from ..errors import PureBPEError
+from ..model import BPEModel
+from ..pretokenize import PRETOKENIZERS
+from .bytelevel import assemble, read_json, tokens_by_bytes, unmerged_tokens
+
+FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
+
+#: tiktoken's spelling of the GPT-2 pattern (``tiktoken_ext.openai_public.r50k_pat_str``):
+#: the same splits as :data:`purebpe.pretokenize.GPT2_PATTERN`, with possessive quantifiers.
+PAT_STR = {
+    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+    "none": r"""[^\n]*\n|[^\n]+""",
+}
+
+
+def tiktoken_encoding(path: Union[str, "os.PathLike[str]"], name: str = "purebpe") -> Any:
+    """A ``tiktoken.Encoding`` from a saved directory (or its ``tokenizer.tiktoken``).
+
+    Built with tiktoken's own ``load_tiktoken_bpe`` and the sidecar, as the module
+    docstring shows; needs the optional ``tiktoken`` package.
+    """
+    tiktoken = importlib.import_module("tiktoken")
+    load_tiktoken_bpe = importlib.import_module("tiktoken.load").load_tiktoken_bpe
+    ranks_path = Path(path) / FILES[0] if Path(path).is_dir() else Path(path)
+    sidecar = read_json(ranks_path.with_name(ranks_path.name + ".json"), "tiktoken sidecar")
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=sidecar["pat_str"],
+        mergeable_ranks=load_tiktoken_bpe(str(ranks_path)),
+        special_tokens=sidecar["special_tokens"],
+        explicit_n_vocab=sidecar["explicit_n_vocab"],
+    )
+
+
+def recognises(path: Path) -> bool:
+    return path.name.endswith((".tiktoken", ".tiktoken.json"))
+
+
+def save(model: BPEModel, directory: Path) -> List[Path]:
+    by_bytes = tokens_by_bytes(model, "tiktoken")
+    _check_rank_order(model, by_bytes)
+    lines = [
+        f"{base64.b64encode(token).decode('ascii')} {tid}"
+        for token, tid in sorted(by_bytes.items(), key=lambda item: item[1])
+    ]
+    special_ids = model.special_ids()
+    sidecar = {
+        "pretokenizer": model.pretokenizer,
+        "pat_str": PAT_STR[model.pretokenizer],
+        "special_tokens": dict(sorted(special_ids.items(), key=lambda item: item[1])),
+        "explicit_n_vocab": max(model.vocab) + 1,
+    }
+    ranks_path, sidecar_path = directory / FILES[0], directory / FILES[1]
+    write_text(ranks_path, "\n".join(lines) + "\n")
+    write_text(sidecar_path, json.dumps(sidecar, ensure_ascii=False, indent=1) + "\n")
+    return [ranks_path, sidecar_path]
+
+
+def _check_rank_order(model: BPEModel, by_bytes: Dict[bytes, int]) -> None:
+    """Refuse models whose ids, read as tiktoken ranks, would merge in another order."""
+    ordinary = {tid: token for token, tid in by_bytes.items()}
+    stray = unmerged_tokens(ordinary, model.merges)
+    if stray:
+        raise PureBPEError(
+            f"cannot write the tiktoken format: token {stray[0]} ({ordinary[stray[0]]!r}) is "
+            "made by no merge, and tiktoken would produce it wherever its bytes meet"
+        )
+    previous = -1
+    for rank, (left, right) in enumerate(model.merges):
+        tid = by_bytes[left + right]
+        if tid <= previous:
+            raise PureBPEError(
+                f"cannot write the tiktoken format: merge {rank} makes id {tid}, not above the "
+                f"id {previous} of the merge before it (tiktoken ranks are ids, in merge order)"
+            )
+        previous = tid
+
+
+def load(path: Path) -> BPEModel:
+    path = Path(path)
+    if path.name.endswith(".json"):
+        ranks_path, sidecar_path = path.with_name(path.name[: -len(".json")]), path
+    else:
+        ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
+    ranks = _read_ranks(ranks_path)
+    pretokenizer, specials = "gpt2", {}  # type: Tuple[str, Dict[str, int]]
+    if sidecar_path.exists():
+        pretokenizer, specials = _read_sidecar(sidecar_path)
+    vocab = {rank: token for token, rank in ranks.items()}
+    for text, tid in specials.items():
+        if tid in vocab:
+            raise PureBPEError(f"{sidecar_path}: special token {text!r} has id {tid}, a rank in {ranks_path.name}")
+        vocab[tid] = text.encode("utf-8")
+    try:
+        merges = _recover_merges(ranks)
+        return assemble(vocab, merges, list(specials.values()), pretokenizer)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{ranks_path}: {exc}") from None
+
+
+def _read_ranks(path: Path) -> Dict[bytes, int]:
+    if not path.is_file():
+        raise PureBPEError(f"{path}: no such file")
+    ranks: Dict[bytes, int] = {}
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            fields = line.split()
+            try:
+                if len(fields) != 2:
+                    raise ValueError("expected 2 fields")
+                token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
+            except (ValueError, binascii.Error) as exc:
+                raise PureBPEError(
+                    f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
+                ) from None
+            if token in ranks or rank < 0:
+                raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
+            ranks[token] = rank
+    if len(set(ranks.values())) != len(ranks):
+        raise PureBPEError(f"{path}: two tokens share a rank")
+    return ranks
+
+
+def _read_sidecar(path: Path) -> Tuple[str, Dict[str, int]]:
+    document = read_json(path, "tiktoken sidecar")
+    try:
+        pretokenizer = document.get("pretokenizer", "gpt2")
+        specials = {str(text): int(tid) for text, tid in document.get("special_tokens", {}).items()}
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise PureBPEError(f"{path}: malformed tiktoken sidecar ({exc})") from None
+    if pretokenizer not in PRETOKENIZERS:
+        raise PureBPEError(f"{path}: unknown pretokenizer {pretokenizer!r}")
+    return pretokenizer, specials
+
+
+def _recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
+    """The merges behind ``ranks``: each multi-byte token, in rank order, split in two.
+
+    A token's two halves are what its bytes encode to with the merges found so far
+    (:func:`purebpe.core.apply_merges`); a token they do not bring down to two pieces
+    is made by no merge and is left out of the merges.
+    """
+    ordered = sorted(ranks.items(), key=lambda item: item[1])
+    byte_ids = {token[0]: rank for token, rank in ordered if len(token) == 1}
+    if len(byte_ids) != 256:
+        missing = min(set(range(256)) - set(byte_ids))
+        raise PureBPEError(f"no token for byte 0x{missing:02x}")
+    token_of = {rank: token for token, rank in ordered}
+    merge_ranks: Dict[int, Tuple[int, int]] = {}
+    merges: List[Tuple[bytes, bytes]] = []
+    for token, rank in ordered:
+        if len(token) == 1:
+            continue
+        pieces = apply_merges([byte_ids[b] for b in token], merge_ranks)
+        if len(pieces) != 2:
+            continue
+        merge_ranks[pack_pair(pieces[0], pieces[1])] = (len(merges), rank)
+        merges.append((token_of[pieces[0]], token_of[pieces[1]]))
+    return merges

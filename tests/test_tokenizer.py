@@ -1,0 +1,370 @@
+"""The Tokenizer: encoding, special tokens, streaming, decoding, and agreement with training."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import purebpe
+import purebpe.core as core
+import purebpe.tokenizer as tokenizer_module
+from purebpe import BPEModel, Tokenizer
+from purebpe.core import WordTable, apply_merges, merge_word, pack_pair
+from purebpe.corpus import default_corpus
+from purebpe.errors import PureBPEError
+from purebpe.pretokenize import pretokenize, split_lines
+from purebpe.trainers import get_trainer
+
+from purebpe.testing.strategies import texts as generated_texts
+
+EOT = "<|endoftext|>"
+EOT2 = EOT + EOT
+
+
+@pytest.fixture(scope="module")
+def model() -> BPEModel:
+    return purebpe.train_from_iterator(default_corpus()[:25], 800, [EOT, EOT2])
+
+
+@pytest.fixture(scope="module")
+def tok(model: BPEModel) -> Tokenizer:
+    return model.tokenizer()
+
+
+@pytest.fixture(scope="module")
+def lines_model() -> BPEModel:
+    return purebpe.train_from_iterator(default_corpus()[:10], 500, [EOT], pretokenizer="none")
+
+
+#: Text that reaches every corner: all of Unicode but surrogates, whitespace runs,
+#: contractions, digits, long runs of one character, and the special tokens.
+pieces = st.one_of(
+    st.text(max_size=12),
+    st.text(" \t\n\r\x0b\x0c\x85\xa0\u2028\u3000", max_size=6),
+    st.sampled_from(["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "123", " 4567", "<|endo", EOT, EOT2]),
+    st.from_regex(r"[a-z ]{0,20}", fullmatch=True),
+    generated_texts(special_tokens=[EOT, EOT2]),
+)
+any_text = st.lists(pieces, max_size=12).map("".join)
+
+
+# --------------------------------------------------------------------------------------
+# A small example worked out by hand
+# --------------------------------------------------------------------------------------
+def test_hand_checked_example() -> None:
+    # Merges: a+b -> 256, ab+c -> 257, ' '+ab -> 258, a+a -> 259.
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b" ", b"ab"), (b"a", b"a")]
+    tok = BPEModel.from_merges(merges, [EOT]).tokenizer()
+    # Pre-tokens "abc", " ab", " c", "aaa", " ", "aaaa".
+    #   abc  -> [ab, c] -> [abc]          = [257]
+    #   " ab" -> [' ', ab] -> [' ab']     = [258]
+    #   " c"                              = [32, 99]
+    #   aaa  -> left to right: [aa, a]    = [259, 97]
+    #   "aaaa" -> [aa, aa]                = [259, 259]
+    assert tok.encode("abc ab caaa aaaa") == [257, 258, 32, 99, 259, 97, 32, 259, 259]
+    assert tok.encode(f"ab{EOT}c") == [256, 260, 99]
+    assert tok.decode([257, 260, 259]) == f"abc{EOT}aa"
+    assert tok.decode_bytes([0xE2, 0x82]) == b"\xe2\x82"
+
+
+def test_merges_apply_by_rank_not_left_to_right() -> None:
+    # b+c ranks before a+b: "abc" becomes [a, bc], and no merge joins a with bc.
+    tok = BPEModel.from_merges([(b"b", b"c"), (b"a", b"b")]).tokenizer()
+    assert tok.encode("abc") == [97, 256]
+    assert tok.encode("abd") == [257, 100]
+
+
+def test_any_id_layout_gives_the_vocab_ids() -> None:
+    model = BPEModel.from_merges([(b"a", b"b"), (b"ab", b"c")])
+    rng = random.Random(5)
+    new_ids = list(range(model.vocab_size))
+    rng.shuffle(new_ids)
+    shuffled = {new_ids[tid]: token for tid, token in model.vocab.items()}
+    tok = Tokenizer(shuffled, model.merges)
+    assert tok.encode("abcab xab") == [new_ids[t] for t in [257, 256, 32, 120, 256]]
+    assert tok.decode(tok.encode("abcab xab")) == "abcab xab"
+
+
+# --------------------------------------------------------------------------------------
+# Special tokens
+# --------------------------------------------------------------------------------------
+def test_overlapping_special_tokens_longest_first(tok: Tokenizer) -> None:
+    single, double = tok.special_ids[EOT], tok.special_ids[EOT2]
+    ids = tok.encode(f"a{EOT2}b{EOT}{EOT}{EOT}c")
+    assert ids.count(double) == 2 and ids.count(single) == 1
+    assert ids.index(double) < ids.index(single)
+    assert ids[-2:-1] == [single]  # the third EOT is alone after the second pair
+    assert tok.decode(ids) == f"a{EOT2}b{EOT}{EOT}{EOT}c"
+
+
+def test_special_tokens_are_never_split_by_pre_tokenization(tok: Tokenizer) -> None:
+    # "x<|" would be one pre-token with the specials treated as text.
+    assert tok.encode(f"x{EOT}y") == tok.encode("x") + [tok.special_ids[EOT]] + tok.encode("y")
+
+
+def test_allowed_special_treats_the_others_as_text(tok: Tokenizer) -> None:
+    text = f"a{EOT2} {EOT}"
+    plain = tok.encode(text, allowed_special=set())
+    assert plain == tok.encode_ordinary(text)
+    assert not set(plain) & set(tok.special_ids.values())
+    assert tok.decode(plain) == text
+    only_single = tok.encode(text, allowed_special={EOT})
+    assert tok.special_ids[EOT2] not in only_single
+    assert only_single.count(tok.special_ids[EOT]) == 3
+    with pytest.raises(PureBPEError, match="not a special token"):
+        tok.encode(text, allowed_special={"<nope>"})
+    with pytest.raises(PureBPEError, match="allowed_special"):
+        tok.encode(text, allowed_special="none")
+
+
+def test_special_tokens_missing_from_the_vocab_get_new_ids() -> None:
+    model = BPEModel.from_merges([(b"a", b"b")])
+    tok = Tokenizer(model.vocab, model.merges, ["<s>", "</s>"])
+    assert tok.special_ids == {"<s>": 257, "</s>": 258}
+    assert tok.encode("<s>ab</s>") == [257, 256, 258]
+    # Bytes the vocab holds only as an ordinary token (a byte, a merge) get an id of their own.
+    tok = Tokenizer(model.vocab, model.merges, ["ab", " "])
+    assert tok.special_ids == {"ab": 257, " ": 258}
+    assert tok.encode("xab a b") == [120, 257, 258, 97, 258, 98]
+    assert tok.encode_ordinary("xab") == [120, 256]
+    # With a second holder (purebpe's layout appends the specials), that one is the special.
+    with_specials = BPEModel.from_merges([(b"a", b"b")], ["ab"])
+    assert with_specials.tokenizer().special_ids == {"ab": 257}
+
+
+# --------------------------------------------------------------------------------------
+# Round trips, streaming, batches
+# --------------------------------------------------------------------------------------
+@given(any_text)
+def test_decode_inverts_encode(tok: Tokenizer, text: str) -> None:
+    assert tok.decode(tok.encode(text)) == text
+    assert tok.decode(tok.encode_ordinary(text)) == text
+
+
+@given(any_text)
+def test_encoding_matches_replaying_the_merges_one_by_one(tok: Tokenizer, text: str) -> None:
+    assert tok.encode_ordinary(text) == reference_encode(tok, text)
+
+
+def reference_encode(tok: Tokenizer, text: str) -> List[int]:
+    """The definition: each GPT-2 pre-token's bytes, every merge replayed in order."""
+    ids = {token: tid for tid, token in tok.vocab.items() if tid not in tok.special_ids.values()}
+    out: List[int] = []
+    for word in pretokenize(text):
+        tokens = [bytes([b]) for b in word.encode("utf-8")]
+        for left, right in tok.merges:
+            merged: List[bytes] = []
+            i = 0
+            while i < len(tokens):
+                if i + 1 < len(tokens) and tokens[i] == left and tokens[i + 1] == right:
+                    merged.append(left + right)
+                    i += 2
+                else:
+                    merged.append(tokens[i])
+                    i += 1
+            tokens = merged
+        out += [ids[t] for t in tokens]
+    return out
+
+
+@settings(max_examples=60)
+@given(any_text, st.lists(st.integers(0, 10_000), max_size=8), st.integers(1, 12))
+def test_encode_iterable_equals_encode_for_any_chunking(
+    tok: Tokenizer, text: str, cuts: List[int], stream_chars: int
+) -> None:
+    bounds = sorted({c % (len(text) + 1) for c in cuts})
+    chunks = [text[a:b] for a, b in zip([0] + bounds, bounds + [len(text)])]
+    # Small buffers make every chunk boundary a candidate cut.
+    with mock.patch.object(tokenizer_module, "STREAM_CHARS", stream_chars):
+        streamed = list(tok.encode_iterable(iter(chunks)))
+        streamed_plain = list(tok.encode_iterable(chunks, allowed_special=set()))
+    assert streamed == tok.encode(text)
+    assert streamed_plain == tok.encode_ordinary(text)
+
+
+@given(st.lists(st.sampled_from(["a", "\ud83d", "\ude00", "\ud800", " ", "x\n", EOT]), max_size=12))
+def test_lone_surrogates_become_replacement_characters_even_across_chunks(
+    tok: Tokenizer, parts: List[str]
+) -> None:
+    text = "".join(parts)
+    cleaned = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # tiktoken's rule
+    assert tok.encode(text) == tok.encode(cleaned)
+    with mock.patch.object(tokenizer_module, "STREAM_CHARS", 1):
+        assert list(tok.encode_iterable(parts)) == tok.encode(cleaned)
+
+
+def test_surrogate_pairs_join_and_lone_ones_are_replaced(tok: Tokenizer) -> None:
+    assert tok.encode("\ud83d\ude00") == tok.encode("😀")
+    assert tok.encode("a\ud800b") == tok.encode("a\ufffdb")
+
+
+@settings(max_examples=40)
+@given(any_text, st.integers(2, 40))
+def test_long_texts_are_encoded_in_pieces_without_changing_the_result(
+    tok: Tokenizer, text: str, piece_bytes: int
+) -> None:
+    expected = tok.encode(text)
+    fresh = Tokenizer(tok.vocab, tok.merges, tok.special_tokens)
+    with mock.patch.object(tokenizer_module, "PIECE_BYTES", piece_bytes):
+        assert fresh.encode(text) == expected
+
+
+def test_encode_iterable_streams_a_file_object(tok: Tokenizer, tmp_path: Path) -> None:
+    text = "\n".join(default_corpus()[25:28]) + EOT + "tail"
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    with mock.patch.object(tokenizer_module, "STREAM_CHARS", 1000):
+        with open(path, encoding="utf-8", newline="") as f:
+            assert list(tok.encode_iterable(f)) == tok.encode(text)
+
+
+def test_encode_iterable_does_not_join_everything(tok: Tokenizer) -> None:
+    seen: List[int] = []
+
+    def lines():  # type: ignore[no-untyped-def]
+        for i in range(20_000):
+            seen.append(i)
+            yield "The quick brown fox jumps over the lazy dog.\n"
+
+    stream = tok.encode_iterable(lines())
+    first = next(stream)
+    assert first == tok.encode("The")[0]
+    assert len(seen) < 20_000  # ids come out long before the input ends
+
+
+def test_encode_batch(tok: Tokenizer) -> None:
+    texts = ["hello world", "", f"{EOT}x"]
+    assert tok.encode_batch(texts) == [tok.encode(t) for t in texts]
+    assert tok.encode_batch(texts, allowed_special=set()) == [tok.encode_ordinary(t) for t in texts]
+
+
+def test_the_word_cache_is_bounded(tok: Tokenizer) -> None:
+    fresh = Tokenizer(tok.vocab, tok.merges, tok.special_tokens)
+    text = " ".join(f"w{i}x" for i in range(50))
+    with mock.patch.object(tokenizer_module, "CACHE_SIZE", 7):
+        ids = fresh.encode(text)
+        assert len(fresh._cache) <= 7
+    assert ids == tok.encode(text)
+
+
+# --------------------------------------------------------------------------------------
+# Agreement with training
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["naive", "incremental"])
+def test_encoding_a_training_word_gives_the_tokens_training_ended_with(variant: str) -> None:
+    counts = purebpe.count_from_iterator(default_corpus()[:6])
+    table = WordTable.from_word_counts(counts.words)
+    # A trainer applies a merge to the words when resumed: after pulling merge 301, the
+    # words hold the first 300.
+    for _ in zip(range(301), get_trainer(variant)(table)):
+        pass
+    tok = BPEModel.from_merges(table.merges[:300]).tokenizer()
+    for word, tokens in zip(counts.words, table.words):
+        assert tok.encode(word.decode("utf-8")) == list(tokens)
+
+
+def test_lines_model_encodes_each_line_as_training_did(lines_model: BPEModel) -> None:
+    tok = lines_model.tokenizer()
+    text = "first line\n  second   line\n\nno newline at the end"
+    ids = tok.encode(text)
+    assert ids == [i for line in split_lines(text) for i in tok.encode(line)]
+    assert tok.decode(ids) == text
+    # A word spans a whole line: spaces join their neighbours across GPT-2 boundaries.
+    assert len(tok.encode("the the the\n")) < len(pretokenize("the the the\n")) + 3
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_long_words_merge_like_short_ones(data: st.DataObject) -> None:
+    # apply_merges switches to a heap above core.LONG_WORD tokens: both must replay merges.
+    length = data.draw(st.integers(core.LONG_WORD - 3, 3 * core.LONG_WORD), label="length")
+    word = data.draw(st.lists(st.integers(0, 3), min_size=length, max_size=length), label="word")
+    merges: List[Tuple[int, int, int]] = []
+    for new in range(4, 4 + data.draw(st.integers(0, 12), label="number of merges")):
+        left, right = data.draw(st.tuples(st.integers(0, new - 1), st.integers(0, new - 1)))
+        if all((left, right) != (l, r) for l, r, _ in merges):
+            merges.append((left, right, new))
+    ranks = {pack_pair(l, r): (rank, n) for rank, (l, r, n) in enumerate(merges)}
+    expected = list(word)
+    for left, right, new in merges:
+        expected = merge_word(expected, left, right, new)
+    assert list(apply_merges(word, ranks)) == expected
+
+
+# --------------------------------------------------------------------------------------
+# Decoding and errors
+# --------------------------------------------------------------------------------------
+@given(st.lists(st.integers(0, 255), max_size=20))
+def test_decode_replaces_invalid_utf8_like_bytes_decode(tok: Tokenizer, byte_ids: List[int]) -> None:
+    data = bytes(byte_ids)
+    assert tok.decode_bytes(byte_ids) == data
+    assert tok.decode(byte_ids) == data.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    "ids, message",
+    [
+        ([1, 2, 800], "token id 800 at position 2 is not in the vocabulary"),
+        ([5, -1], "token id -1 at position 1"),
+        ([1, "7"], "token id '7' at position 1 is not an int"),
+        ([1.0], "token id 1.0 at position 0 is not an int"),
+    ],
+)
+def test_decode_rejects_bad_ids_naming_them(tok: Tokenizer, ids: Sequence[object], message: str) -> None:
+    with pytest.raises(PureBPEError, match=message):
+        tok.decode(ids)  # type: ignore[arg-type]
+
+
+def test_decode_rejects_ids_in_gaps_of_the_vocab() -> None:
+    vocab: Dict[int, bytes] = {i: bytes([i]) for i in range(256)}
+    vocab[300] = b"ab"
+    tok = Tokenizer(vocab, [(b"a", b"b")])
+    assert tok.encode("ab") == [300]
+    with pytest.raises(PureBPEError, match="token id 280 at position 0"):
+        tok.decode([280])
+
+
+def test_encode_rejects_non_text(tok: Tokenizer) -> None:
+    with pytest.raises(PureBPEError, match="expected text as str, got bytes"):
+        tok.encode(b"abc")  # type: ignore[arg-type]
+    with pytest.raises(PureBPEError, match="item 1 is int"):
+        list(tok.encode_iterable(["a", 5]))  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    "vocab, merges, message",
+    [
+        ({i: bytes([i]) for i in range(255)}, [], "no token for byte 0xff"),
+        ({i: bytes([i]) for i in range(256)}, [(b"a", b"b")], "makes b'ab', which is not in the vocab"),
+        ({**{i: bytes([i]) for i in range(256)}, 256: b"xyz"}, [(b"xy", b"z")], "uses a token that is not"),
+    ],
+)
+def test_inconsistent_vocab_and_merges_are_refused(
+    vocab: Dict[int, bytes], merges: List[Tuple[bytes, bytes]], message: str
+) -> None:
+    with pytest.raises(PureBPEError, match=message):
+        Tokenizer(vocab, merges)
+
+
+def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: Path) -> None:
+    model.save(tmp_path, "gpt2")
+    # Re-number the ids as GPT-2's files do: printable bytes first ('!' is 0).
+    vocab = json.loads((tmp_path / "vocab.json").read_text(encoding="utf-8"))
+    order = sorted(vocab, key=lambda key: (vocab[key] >= 256, key if vocab[key] < 256 else "", vocab[key]))
+    renumbered = {key: i for i, key in enumerate(order)}
+    (tmp_path / "vocab.json").write_text(json.dumps(renumbered, ensure_ascii=False), encoding="utf-8")
+    tok = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    assert tok.byte_ids[ord("!")] == 0
+    assert tok.special_tokens == (EOT, EOT2)  # found as the entries no merge makes
+    original = model.tokenizer()
+    text = f"Hello, world! It's 2024.{EOT}\n  done"
+    to_new = {tid: renumbered[key] for key, tid in vocab.items()}
+    assert tok.encode(text) == [to_new[t] for t in original.encode(text)]
+    plain = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", special_tokens=[])
+    assert plain.special_tokens == () and plain.decode(plain.encode(text)) == text
