@@ -1,0 +1,295 @@
+"""Batch decoding as array operations: ids to bytes on the device, bytes to text on the host.
+
+Every input form becomes *segments*: a flat array of ids, which of them count (padding does
+not), and ``item_offsets``, where each row's ids start. Then, in the table's namespace:
+
+1. gather each id's ``lengths`` and ``offsets`` (two small gathers, one per id);
+2. an inclusive prefix sum of the lengths gives every segment's place in the output, and
+   the same sum read at ``item_offsets`` gives every row's byte offsets;
+3. one gather of all output bytes: output byte ``j`` of a segment that starts at output
+   ``o`` and source ``s`` reads ``source[j + (s - o)]``; the shift ``s - o`` is constant
+   within a segment, so it is repeated over the segment (``numpy.repeat`` on the CPU; a
+   scatter and a prefix sum under CuPy, whose ``repeat`` cannot take an array of counts;
+   the tests check that both give the same on NumPy). Under CuPy, ``fused=True`` replaces
+   this step by one CUDA kernel, one thread per segment copying its bytes
+   (``_FUSED_SOURCE``); same result.
+
+The bytes and row offsets then cross to the host once, and each row is decoded there with
+``bytes.decode("utf-8", "replace")``: exactly what ``Tokenizer.decode`` does, including
+the U+FFFD for every maximal ill-formed subsequence, by construction rather than by a
+re-implementation of UTF-8 error handling.
+
+Cost: O(ids + output bytes) array work, one scalar read (the total size, to allocate the
+output), one bulk device-to-host copy, then one C-level decode per row. The padded and
+ragged forms never loop over ids in Python; a list of rows is flattened in Python first.
+"""
+from __future__ import annotations
+
+from array import array
+from types import ModuleType
+from typing import Any, List, Optional, Sequence, Tuple
+
+from ..errors import PureBPEError
+from .backend import Array, import_backend, is_cupy, to_numpy
+from .table import DecodeTable
+
+#: One CUDA thread per segment copies its bytes; replaces step 3 when ``table.fused``.
+_FUSED_SOURCE = r"""
+extern "C" __global__
+void purebpe_gather_segments(const unsigned char* source, const long long* seg_start,
+                             const long long* seg_len, const long long* seg_offsets,
+                             unsigned char* out, long long n)
+{
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    const unsigned char* from = source + seg_start[k];
+    unsigned char* to = out + seg_offsets[k];
+    for (long long j = 0; j < seg_len[k]; ++j) to[j] = from[j];
+}
+"""
+_FUSED_THREADS = 256
+_fused_kernel: List[Any] = []  # the compiled RawKernel, once
+
+
+def gather_bytes(table: DecodeTable, ids: Any, lengths: Any = None) -> Tuple[Array, Array]:
+    """The bytes of every row, without leaving the device: ``(buffer, row_offsets)``.
+
+    ``ids`` is a 2-D array of ids (``lengths[r]`` of row ``r`` count, all when ``lengths``
+    is ``None``), a ``list`` of rows (lists of ids), or a ``tuple`` ``(flat_ids,
+    row_offsets)`` where row ``r`` is ``flat_ids[row_offsets[r]:row_offsets[r + 1]]``.
+    Row ``r``'s bytes are ``buffer[row_offsets[r]:row_offsets[r + 1]]``; both are arrays of
+    ``table.xp`` (``uint8`` and ``int64``). Bad input raises ``PureBPEError`` first.
+    """
+    seg_ids, used, item_offsets = segments(table, ids, lengths)
+    xp = table.xp
+    seg_start = table.offsets[seg_ids]
+    seg_len = table.lengths[seg_ids]
+    if used is not None:
+        seg_len = seg_len * used
+    buffer, seg_offsets = gather_segments(xp, table.token_bytes, seg_start, seg_len, table.fused)
+    return buffer, seg_offsets[item_offsets]
+
+
+def decode_batch(table: DecodeTable, ids: Any, lengths: Any = None) -> List[str]:
+    """Every row decoded: ``[tok.decode(row) for row in rows]``, computed on ``table.xp``.
+
+    Takes the same ``ids``/``lengths`` as :func:`gather_bytes`.
+    """
+    buffer, row_offsets = gather_bytes(table, ids, lengths)
+    data, (offsets,) = to_host(table.xp, buffer, row_offsets)
+    return [data[a:b].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:])]
+
+
+def gather_segments(
+    xp: ModuleType, source: Array, seg_start: Array, seg_len: Array, fused: bool = False
+) -> Tuple[Array, Array]:
+    """Concatenate ``source[seg_start[k] : seg_start[k] + seg_len[k]]`` over all ``k``.
+
+    Returns the bytes and ``seg_offsets`` (``n + 1`` values: where each segment starts in
+    them, then the total). Zero-length segments are allowed.
+    """
+    seg_offsets = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(seg_len, dtype=xp.int64)])
+    total = int(seg_offsets[-1])
+    if total == 0:
+        return xp.zeros(0, dtype=xp.uint8), seg_offsets
+    if fused:
+        return _fused_gather(xp, source, seg_start, seg_len, seg_offsets, total), seg_offsets
+    # Per-byte index arrays are the bulk of the memory traffic: int32 whenever it fits.
+    index_type = xp.int32 if total + int(source.shape[0]) < 2**31 else xp.int64
+    shift = (seg_start - seg_offsets[:-1]).astype(index_type)  # source minus output index
+    spread = repeat_by_counts if not is_cupy(xp) else repeat_by_prefix_sum
+    source_index = spread(xp, shift, seg_len, total)
+    source_index += xp.arange(total, dtype=index_type)
+    return source[source_index], seg_offsets
+
+
+def repeat_by_counts(xp: ModuleType, values: Array, counts: Array, total: int) -> Array:
+    """``values[k]`` repeated ``counts[k]`` times (``total`` in all), by ``xp.repeat``.
+
+    NumPy's ``repeat`` takes an array of counts and is the fastest way on the CPU.
+    """
+    return xp.repeat(values, counts)
+
+
+def repeat_by_prefix_sum(xp: ModuleType, values: Array, counts: Array, total: int) -> Array:
+    """The same as :func:`repeat_by_counts` with a scatter and a prefix sum.
+
+    CuPy's ``repeat`` cannot take an array of counts. Each run's first slot gets the step
+    from the previous run's value, and a prefix sum carries it along the run; runs of
+    length 0 are dropped first so no two runs share a first slot.
+    """
+    nonempty = counts > 0
+    run_values = values[nonempty]
+    run_starts = (xp.cumsum(counts, dtype=xp.int64) - counts)[nonempty]
+    steps = run_values.copy()
+    steps[1:] -= run_values[:-1]
+    spread = xp.zeros(total, dtype=values.dtype)
+    spread[run_starts] = steps
+    return xp.cumsum(spread, dtype=values.dtype)
+
+
+def _fused_gather(
+    xp: ModuleType, source: Array, seg_start: Array, seg_len: Array, seg_offsets: Array, total: int
+) -> Array:
+    if not _fused_kernel:
+        _fused_kernel.append(xp.RawKernel(_FUSED_SOURCE, "purebpe_gather_segments"))
+    out = xp.empty(total, dtype=xp.uint8)
+    n = int(seg_len.shape[0])
+    blocks = (n + _FUSED_THREADS - 1) // _FUSED_THREADS
+    args = (
+        xp.ascontiguousarray(source),
+        xp.ascontiguousarray(seg_start, dtype=xp.int64),
+        xp.ascontiguousarray(seg_len, dtype=xp.int64),
+        seg_offsets,
+        out,
+        import_backend("numpy").int64(n),
+    )
+    _fused_kernel[0]((blocks,), (_FUSED_THREADS,), args)
+    return out
+
+
+def to_host(xp: ModuleType, buffer: Array, *index_arrays: Array) -> Tuple[bytes, List[List[int]]]:
+    """``buffer`` as ``bytes`` and each index array as a list, in one device-to-host copy.
+
+    Under CuPy the index arrays travel in front of the bytes in one ``uint8`` array, so the
+    whole result is one transfer (each transfer is a synchronisation).
+    """
+    numpy = import_backend("numpy")
+    if not is_cupy(xp):
+        return buffer.tobytes(), [array.tolist() for array in index_arrays]
+    parts = [xp.ascontiguousarray(a, dtype=xp.int64).view(xp.uint8) for a in index_arrays]
+    host = to_numpy(xp, xp.concatenate(parts + [buffer]))
+    lists: List[List[int]] = []
+    start = 0
+    for array in index_arrays:
+        end = start + 8 * int(array.size)
+        lists.append(host[start:end].view(numpy.int64).tolist())
+        start = end
+    return host[start:].tobytes(), lists
+
+
+def segments(
+    table: DecodeTable, ids: Any, lengths: Any = None
+) -> Tuple[Array, Optional[Array], Array]:
+    """Any input form as ``(seg_ids, used, item_offsets)`` on ``table.xp``, all checked.
+
+    ``used`` is ``None`` when every id counts, else a boolean array beside ``seg_ids``
+    (padding is ``False`` and may hold anything, even ids outside the vocab).
+    """
+    xp = table.xp
+    if isinstance(ids, tuple):
+        if len(ids) != 2:
+            raise PureBPEError(f"a tuple of ids must be (flat_ids, row_offsets), not {len(ids)} items")
+        _no_lengths(lengths, "(flat_ids, row_offsets)")
+        flat = host_or_device(table, ids[0], "flat_ids")
+        row_offsets = host_or_device(table, ids[1], "row_offsets")
+        return _ragged(table, flat, row_offsets)
+    if isinstance(ids, list):
+        _no_lengths(lengths, "a list of rows")
+        flat_list, offsets_list = flatten_rows(ids)
+        numpy = import_backend("numpy")
+        return _ragged(table, host_ids(flat_list), numpy.asarray(offsets_list, dtype=numpy.int64))
+    array = host_or_device(table, ids, "ids")
+    if array.ndim != 2:
+        raise PureBPEError(
+            f"ids must be a 2-D array (rows x ids), a list of rows or a (flat_ids, row_offsets) "
+            f"tuple, not a {array.ndim}-D array"
+        )
+    rows, cols = (int(n) for n in array.shape)
+    used = None if lengths is None else _used_mask(table, lengths, rows, cols)
+    if used is not None and table.namespace_of(used) is not table.namespace_of(array):
+        array, used = xp.asarray(array), xp.asarray(used)  # one on the host, one on the device
+    table.check_ids(array, used)
+    seg_ids = xp.asarray(array).reshape(-1)
+    if used is not None:
+        used = xp.asarray(used).reshape(-1)
+        seg_ids = xp.where(used, seg_ids, 0)  # padding may hold anything: read id 0 instead
+    return seg_ids, used, xp.arange(rows + 1, dtype=xp.int64) * cols
+
+
+def _ragged(table: DecodeTable, flat: Array, row_offsets: Array) -> Tuple[Array, None, Array]:
+    xp = table.namespace_of(row_offsets)
+    if flat.ndim != 1:
+        raise PureBPEError(f"flat_ids must be 1-D, not {flat.ndim}-D")
+    if row_offsets.ndim != 1 or row_offsets.shape[0] < 1 or row_offsets.dtype.kind not in "iu":
+        raise PureBPEError("row_offsets must be a 1-D integer array of rows + 1 offsets")
+    first, last = int(row_offsets[0]), int(row_offsets[-1])
+    if first != 0 or last != flat.shape[0]:
+        raise PureBPEError(
+            f"row_offsets must run from 0 to len(flat_ids) = {flat.shape[0]}, "
+            f"not from {first} to {last}"
+        )
+    steps = row_offsets[1:].astype(xp.int64) - row_offsets[:-1]
+    if bool((steps < 0).any()):
+        row = int(xp.argmax(steps < 0))
+        raise PureBPEError(f"row_offsets decrease at row {row}: {int(row_offsets[row])} then "
+                           f"{int(row_offsets[row + 1])}")
+    table.check_ids(flat, name="flat_ids")
+    return table.xp.asarray(flat), None, table.xp.asarray(row_offsets, dtype=table.xp.int64)
+
+
+def _used_mask(table: DecodeTable, lengths: Any, rows: int, cols: int) -> Array:
+    """``used[r, c] = c < lengths[r]`` after checking that ``lengths`` fits the ids."""
+    array = host_or_device(table, lengths, "lengths")
+    xp = table.namespace_of(array)
+    if array.shape != (rows,):
+        raise PureBPEError(f"lengths must have one entry per row ({rows}), not shape {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise PureBPEError(f"lengths must hold integers, not {array.dtype}")
+    bad = (array < 0) | (array > cols)
+    if rows and bool(bad.any()):
+        row = int(xp.argmax(bad))
+        raise PureBPEError(f"lengths[{row}] = {int(array[row])} is outside 0..{cols} (the row width)")
+    return xp.arange(cols)[None, :] < array[:, None]
+
+
+def flatten_rows(rows: Sequence[Any]) -> Tuple[List[int], List[int]]:
+    """A list of id sequences as one flat list and ``len(rows) + 1`` offsets (plain Python)."""
+    flat: List[int] = []
+    offsets = [0]
+    for r, row in enumerate(rows):
+        try:
+            flat.extend(row)
+        except TypeError:
+            raise PureBPEError(f"ids[{r}] must be a sequence of ids, not {type(row).__name__}") from None
+        offsets.append(len(flat))
+    return flat, offsets
+
+
+def host_ids(flat: List[int]) -> Array:
+    """A list of ids as a host int64 array; non-integers and huge values raise."""
+    numpy = import_backend("numpy")
+    try:
+        # Through array('q'): far cheaper than numpy.asarray(list) on PyPy, and as strict.
+        return numpy.frombuffer(array("q", flat), dtype=numpy.int64)
+    except (OverflowError, TypeError) as exc:
+        raise PureBPEError(f"ids must be integers within int64 ({exc})") from None
+
+
+def host_or_device(table: DecodeTable, value: Any, name: str) -> Array:
+    """``value`` as an array where it already lives: the table's device, else the host.
+
+    Lists and host arrays stay on the host (checked there, then copied once); CuPy arrays
+    and anything else with ``__cuda_array_interface__`` stay on the GPU under CuPy.
+    """
+    numpy = import_backend("numpy")
+    if isinstance(value, numpy.ndarray):
+        return value
+    if is_cupy(table.xp) and (
+        isinstance(value, table.xp.ndarray) or hasattr(value, "__cuda_array_interface__")
+    ):
+        return table.xp.asarray(value)
+    try:
+        array = numpy.asarray(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise PureBPEError(
+            f"{name} cannot be read as an array for a table on {table.xp.__name__} ({exc})"
+        ) from None
+    if array.size == 0 and array.dtype.kind == "f":  # what numpy makes of an empty list
+        array = array.astype(numpy.int64)
+    return array
+
+
+def _no_lengths(lengths: Any, form: str) -> None:
+    if lengths is not None:
+        raise PureBPEError(f"lengths goes with a 2-D padded array, not with {form}")
