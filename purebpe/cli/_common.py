@@ -25,6 +25,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--pretokenizer", default="gpt2", choices=PRETOKENIZERS)
     parser.add_argument("--processes", type=int, default=None, help="count in P processes")
+    add_errors_and_progress_arguments(parser)
+
+
+def add_errors_and_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--errors`` (what to do with bytes that are not UTF-8) and ``--progress``."""
     parser.add_argument(
         "--errors",
         choices=("strict", "replace"),

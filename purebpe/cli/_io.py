@@ -16,12 +16,12 @@ import codecs
 import os
 import struct
 import sys
-import tempfile
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from .._atomic import atomic_file
 from ..errors import InputError, PureBPEError
 from ..progress import Bar
 
@@ -96,29 +96,8 @@ def atomic_output(path: Optional[str]) -> Iterator[BinaryIO]:
         sys.stdout.buffer.flush()
         return
     assert path is not None
-    target = Path(path)
-    if target.is_dir():
-        raise PureBPEError(f"{target}: output path is a directory")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        with os.fdopen(fd, "w+b") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    with atomic_file(path) as f:
+        yield f
 
 
 def read_text(stream: BinaryIO, source: str, errors: str, bar: Bar) -> Iterator[str]:

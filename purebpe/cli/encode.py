@@ -8,7 +8,7 @@ from typing import Any
 from ..formats import load as load_model
 from ..progress import progress_bar
 from ..tokenizer import AllowedSpecial
-from ._common import progress_option
+from ._common import add_errors_and_progress_arguments, progress_option
 from ._io import add_format_arguments, atomic_output, dtype_for, ids_format, open_input, read_text, write_ids
 
 
@@ -31,18 +31,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="encode special tokens in the text as plain text, not as their ids",
     )
-    parser.add_argument(
-        "--errors",
-        choices=("strict", "replace"),
-        default="strict",
-        help="what to do with bytes that are not UTF-8 (default: strict, an error)",
-    )
-    parser.add_argument(
-        "--progress",
-        choices=("bar", "jsonl", "none"),
-        default="bar",
-        help="progress bar, JSON lines on stderr, or nothing (default: bar)",
-    )
+    add_errors_and_progress_arguments(parser)
     parser.set_defaults(func=run)
 
 
