@@ -18,6 +18,11 @@ from ..errors import PureBPEError
 COMMANDS = (
     "train",
     "count",
+    "encode",
+    "decode",
+    "export",
+    "mask",
+    "conformance",
 )
 
 

@@ -1,0 +1,151 @@
+"""Benchmark results, kept in one JSON file that ``bench/plot_results.py`` turns into docs.
+
+Every bench script ends with one line::
+
+    from _results import record           # bench/ is the script's directory, so on sys.path
+    record("bench_wakong", rows)          # rows: list of dicts, or the Markdown table it printed
+
+and its latest figures land in ``bench/results/results.json`` under the benchmark's name
+and the interpreter that ran it, replacing that interpreter's previous run and leaving
+the others' alone. ``python3 bench/plot_results.py`` then writes the plots
+(``docs/img/bench-*.png``) and ``docs/benchmarks.md``.
+
+The file (``"format": "purebpe-bench-results-1"``)::
+
+    {"format": ..., "benchmarks": {NAME: {INTERPRETER: {
+        "date": "2026-11-21T10:00:00+00:00", "machine": {...}, "title": ..., "notes": ...,
+        "plot": {...} or null, "columns": [...], "rows": [{column: value}, ...]}}}}
+
+Writes are atomic (temporary file, then rename) and serialised by a lock file, so two
+scripts finishing at once do not lose each other's results.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from purebpe._atomic import write_text  # noqa: E402
+
+#: Where results are kept (committed, so the docs build needs no benchmark run).
+RESULTS = Path(__file__).resolve().parent / "results" / "results.json"
+FORMAT = "purebpe-bench-results-1"
+
+Rows = Union[Sequence[Mapping[str, Any]], str]
+
+
+def interpreter_name() -> str:
+    """``"CPython 3.11.7"``, ``"PyPy 3.9.18"``: the key results are filed under."""
+    return f"{platform.python_implementation()} {platform.python_version()}"
+
+
+def machine_info() -> Dict[str, Any]:
+    """What the figures depend on besides the code (no host name: the file is public)."""
+    return {
+        "system": platform.system(),
+        "release": platform.release(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+    }
+
+
+def rows_from_markdown(table: str) -> List[Dict[str, str]]:
+    """The rows of a Markdown table (header, ``---`` line, body) as dicts of cell text.
+
+    Lines outside the table (a title above it, notes below) are ignored; escaped pipes
+    (``\\|``) stay inside their cell.
+    """
+    lines = [line.strip() for line in table.splitlines() if line.strip().startswith("|")]
+    if len(lines) < 2:
+        raise ValueError("no Markdown table found (a header line and a --- line are needed)")
+
+    def cells(line: str) -> List[str]:
+        parts = line.strip("|").replace("\\|", "\0").split("|")
+        return [part.strip().replace("\0", "|") for part in parts]
+
+    header = cells(lines[0])
+    return [dict(zip(header, cells(line))) for line in lines[2:]]
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock beside ``path`` (where ``fcntl`` exists; else no lock)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: runs are not concurrent there in practice
+        yield
+        return
+    with open(path.with_name(f".{path.name}.lock.tmp"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def load(path: Path = RESULTS) -> Dict[str, Any]:
+    """The results file's content (an empty one if it does not exist yet)."""
+    if not path.exists():
+        return {"format": FORMAT, "benchmarks": {}}
+    data: Dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a {FORMAT} file")
+    return data
+
+
+def record(
+    benchmark: str,
+    rows: Rows,
+    *,
+    interpreter: Optional[str] = None,
+    title: Optional[str] = None,
+    notes: Optional[str] = None,
+    plot: Optional[Mapping[str, Any]] = None,
+    path: Path = RESULTS,
+) -> Path:
+    """Save one benchmark run's table into the results file; returns the file's path.
+
+    ``benchmark`` names the benchmark (the script's name, e.g. ``"bench_wakong"``).
+    ``rows`` is the table: a list of dicts (column -> value; numbers stay numbers) or
+    the Markdown table the script printed (cells kept as text; the plot script reads
+    ``"1,234"``, ``"3.1x"`` and ``"0.52 s"`` as numbers). ``interpreter`` defaults to
+    the running one (``"PyPy 3.9.18"``); pass it when the figures come from another
+    (a ``--peer-from`` file). ``title`` and ``notes`` are printed above and below the
+    table in ``docs/benchmarks.md`` (corpus, vocab size, repeats...). ``plot`` says what
+    to draw: ``{"label": column, "value": column, "log": bool, "xlabel": text}``; by
+    default the first column labels the bars and the last column whose name contains
+    "ratio" or "speedup" (else the last numeric column) gives their length, one bar per
+    interpreter. The run replaces the previous run of the same benchmark on the same
+    interpreter; other entries are kept.
+    """
+    table = rows_from_markdown(rows) if isinstance(rows, str) else [dict(row) for row in rows]
+    if not table:
+        raise ValueError(f"record({benchmark!r}): no rows")
+    columns: List[str] = []
+    for row in table:
+        columns += [column for column in row if column not in columns]
+    entry = {
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "machine": machine_info(),
+        "title": title,
+        "notes": notes,
+        "plot": dict(plot) if plot is not None else None,
+        "columns": columns,
+        "rows": table,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        data = load(path)
+        data["benchmarks"].setdefault(benchmark, {})[interpreter or interpreter_name()] = entry
+        write_text(path, json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True, default=str) + "\n")
+    return path

@@ -1,0 +1,144 @@
+"""Conformance checks any BPE implementation can run on itself.
+
+Three kinds of implementation, one function each::
+
+    from purebpe.testing import check_trainer, check_tokenizer, check_mask_generator
+
+    check_trainer(my_module.train_bpe)            # (input_path, vocab_size, special_tokens) -> (vocab, merges)
+    check_tokenizer(my_module.Tokenizer)          # (vocab, merges, special_tokens) -> tokenizer
+    check_mask_generator(my_module.mask_scheme)   # (rng, seq_len) -> [(start, length), ...]
+
+Each runs every property of its kind (:mod:`.trainer_checks`, :mod:`.tokenizer_checks`,
+:mod:`.masker_checks`) under Hypothesis and raises one ``AssertionError`` naming the
+failed properties, each with the minimal counterexample Hypothesis found written as a
+runnable snippet. Call them from a test (``def test_conformance(): check_trainer(...)``),
+or use the pytest plugin or ``purebpe conformance`` (see ``docs/conformance.md``).
+
+The default settings (:func:`.harness.default_settings`) run 50 examples per property
+with a fixed seed; pass ``settings=hypothesis.settings(max_examples=500)`` to search
+harder (unset options then come from the active Hypothesis profile).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Collection, Dict, List, Optional
+
+from hypothesis import settings as Settings
+
+from ..errors import PureBPEError
+from ..progress import Progress
+from ..wakong import MAX_SPAN, PROPOSED_MASK_RATE
+from .harness import Check, Outcome, raise_failures, run_checks
+from .masker_checks import MASKED_FRACTION, MaskFn, masker_checks
+from .tokenizer_checks import Factory, tokenizer_checks
+from .trainer_checks import TrainFn, trainer_checks
+
+#: The kinds of implementation, and what each kind's callable is.
+KINDS: Dict[str, str] = {
+    "trainer": "train_bpe(input_path, vocab_size, special_tokens) -> (vocab, merges)",
+    "tokenizer": "factory(vocab, merges, special_tokens) -> object with encode, decode, encode_iterable",
+    "masker": "mask_scheme(rng, seq_len) -> sorted [(start, length), ...]",
+}
+
+
+def checks_for(
+    kind: str,
+    fn: Callable[..., Any],
+    *,
+    semantics: str = "cs336",
+    properties: Optional[Collection[str]] = None,
+) -> List[Check]:
+    """The properties of ``fn`` as an implementation of ``kind`` (one of :data:`KINDS`),
+    all of them or those named in ``properties``."""
+    if kind == "trainer":
+        checks = trainer_checks(fn, semantics)
+    elif kind == "tokenizer":
+        checks = tokenizer_checks(fn)
+    elif kind == "masker":
+        checks = masker_checks(fn)
+    else:
+        raise PureBPEError(f"unknown kind {kind!r}; choose one of: {', '.join(KINDS)}")
+    return select(checks, properties)
+
+
+def select(checks: List[Check], properties: Optional[Collection[str]]) -> List[Check]:
+    """The checks named in ``properties`` (all when ``None``); an unknown name is an error."""
+    if properties is None:
+        return checks
+    names = [check.name for check in checks]
+    unknown = [name for name in properties if name not in names]
+    if unknown:
+        raise PureBPEError(f"unknown propert{'y' if len(unknown) == 1 else 'ies'} {unknown}; choose from {names}")
+    return [check for check in checks if check.name in properties]
+
+
+def conformance(
+    kind: str,
+    fn: Callable[..., Any],
+    *,
+    semantics: str = "cs336",
+    properties: Optional[Collection[str]] = None,
+    settings: Optional[Settings] = None,
+    progress: Progress = False,
+) -> List[Outcome]:
+    """Run the properties of ``kind`` (all, or those named in ``properties``) on ``fn``
+    and return the outcomes; a failed property does not raise (``purebpe conformance``
+    prints the outcomes as a table)."""
+    return run_checks(checks_for(kind, fn, semantics=semantics, properties=properties), settings, progress)
+
+
+def check_trainer(
+    train_fn: TrainFn,
+    *,
+    semantics: str = "cs336",
+    properties: Optional[Collection[str]] = None,
+    settings: Optional[Settings] = None,
+) -> None:
+    """Check a trainer with the CS336 signature against purebpe's canonical BPE.
+
+    ``train_fn(input_path, vocab_size, special_tokens)`` returns ``(vocab, merges)``:
+    ``{id: token_bytes}`` and ``[(left_bytes, right_bytes), ...]``. With
+    ``semantics="cs336"`` the merges must equal purebpe's as a list and the vocab as a
+    multiset of byte strings (ids may be laid out differently); ``"purebpe"`` demands
+    the exact ids too. Also checked: ids ``0..n-1``, the vocab size, that the vocab is
+    exactly the bytes, the special tokens and the merge results, merge order, and
+    determinism. Raises ``AssertionError`` with a counterexample per failed property.
+    ``properties`` names the ones to run (default: all).
+    """
+    checks = checks_for("trainer", train_fn, semantics=semantics, properties=properties)
+    raise_failures("the trainer", run_checks(checks, settings))
+
+
+def check_tokenizer(
+    factory: Factory, *, properties: Optional[Collection[str]] = None, settings: Optional[Settings] = None
+) -> None:
+    """Check the tokenizers ``factory(vocab, merges, special_tokens)`` builds.
+
+    Round trip, the same ids as ``purebpe.Tokenizer`` on the same vocab and merges,
+    ``encode_iterable`` equal to ``encode`` however the text is cut, ``decode`` equal to
+    the vocab's bytes (invalid UTF-8 replaced), and agreement on real text. Raises
+    ``AssertionError`` with a counterexample per failed property. ``properties`` names
+    the ones to run (default: all).
+    """
+    checks = checks_for("tokenizer", factory, properties=properties)
+    raise_failures("the tokenizer", run_checks(checks, settings))
+
+
+def check_mask_generator(
+    fn: MaskFn,
+    *,
+    rate: float = PROPOSED_MASK_RATE,
+    max_span: int = MAX_SPAN,
+    masked_fraction: Optional[float] = MASKED_FRACTION,
+    properties: Optional[Collection[str]] = None,
+    settings: Optional[Settings] = None,
+) -> None:
+    """Check a Wakong mask generator ``fn(rng, seq_len) -> [(start, length), ...]``.
+
+    The invariants of Wakong's construction for the given ``rate`` and ``max_span``
+    (spans in range and sorted, masks never touching, the budget, determinism) and,
+    unless ``masked_fraction`` is ``None``, the masked fraction of long sequences.
+    Raises ``AssertionError`` with a counterexample per failed property. ``properties``
+    names the ones to run (default: all).
+    """
+    checks = select(masker_checks(fn, rate=rate, max_span=max_span, masked_fraction=masked_fraction), properties)
+    raise_failures("the mask generator", run_checks(checks, settings))
