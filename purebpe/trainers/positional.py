@@ -1,0 +1,489 @@
+"""The positional trainer: the corpus as one flat array, each merge visits only its live positions.
+
+For text without spaces (Chinese, Japanese, or any text trained with ``pretokenizer="none"``)
+a "word" is a whole line or document, and trainers that rewrite whole words pay for the
+whole word at every merge that touches it: O(N^2) on long sequences. This trainer never
+rewrites a sequence; it edits the few array cells of each merged occurrence in place.
+
+Keeps:
+  ``tokens``          one flat ``array('H')`` (``'I'`` once ids reach 65535) with one cell per
+                      byte of every distinct sequence, each sequence followed by ``mark``
+                      (and one ``mark`` in front). A live token holds its id in its *first
+                      and last* cell and ``mark`` in the cells between: the ``seg_status``
+                      array of the issue folded into the ids, since a token's length is
+                      ``token_len[id]``. So from a token start ``p`` the next token starts at
+                      ``p + token_len[tokens[p]]``, the previous one ends at ``p - 1`` and
+                      starts at ``p - token_len[tokens[p - 1]]``, and ``mark`` in either
+                      place means the sequence ends there. Two bytes per corpus byte.
+  the pivot table     sequences are laid out by decreasing count, so the count of the sequence
+                      holding position ``p`` is ``group_weights[g]`` for the group ``g`` with
+                      ``group_starts[g] <= p < group_starts[g + 1]`` (one group per distinct
+                      count: a handful of entries).
+  ``pair_counts``     the weighted live count of every *tracked* pair (see the floor below).
+  ``pair_positions``  for each tracked pair, an ``array('I')`` of the positions where its left
+                      token started when the occurrence was made, in increasing order. An
+                      entry ``p`` of pair ``(l, r)`` is live iff ``tokens[p] == l`` and
+                      ``tokens[p + token_len[l]] == r``: once ``l`` at ``p`` is merged away,
+                      ``p`` never holds ``l`` again (ids only grow, and a merge creates all
+                      of its tokens in its own step), so stale entries cost one check.
+  ``heap``            a lazy max-heap of ``(-count, key(left), key(right), pair)`` over tracked
+                      pairs; :func:`~purebpe.core.reverse_bytes_key` sends ties to the
+                      greatest ``(bytes, bytes)``. Counts of existing pairs only fall, so an
+                      entry whose count is out of date is re-pushed with the current count
+                      when it reaches the top.
+
+After merge: the merged pair's entries are visited in increasing order, so runs
+(``0 0 0 0``, ``A B A B``) merge left to right exactly as :func:`~purebpe.core.merge_word`
+does. For each live one, the pairs with the left and right neighbours lose its weight, the
+pairs of the neighbours with the new token gain it, and four cells are rewritten: O(1) per
+occurrence, nothing else is touched. At the end of the step the new pairs' positions are
+read off ``tokens`` around the merged occurrences (so a pair made and lost again within the
+step never gets a list).
+
+The floor (memory): a corpus holds far more distinct pairs than a vocabulary has merges
+(2 MB of Chinese: 10 000 byte pairs at the start, 200 000 pairs after 5 000 merges, most seen
+a few times), and storing every position of every pair costs 4 bytes per corpus byte. So
+only pairs counted at least ``floor`` times are tracked, and every untracked pair is below
+the floor: counts of existing pairs only fall, and a new pair's count is final at the end of
+the step that creates it, when it is tracked or forgotten. While the best tracked pair is at
+the floor or above, it is the best pair. When it falls below, the floor is halved and the
+tracked pairs are rebuilt from ``tokens``. ``sums``, the counts of *all* pairs summed into
+hashed buckets, is kept exact through every merge; a bucket's sum bounds the count of every
+pair in it, so one pass counts exactly only the pairs of buckets that reach the floor, and a
+second collects the positions of those that do. The floor changes O(log(largest count))
+times.
+
+Compaction: stale entries are counted as they arise (a tracked pair losing an occurrence).
+When more than ``STALE_FRACTION`` of all stored entries are stale, every list is filtered
+against ``tokens``, so the lists stay within 4x their live entries.
+
+Cost: O(N) to lay out the N bytes of the distinct sequences, O(live occurrences) per merge,
+O(N) per floor change. Memory: 2 bytes per byte of the distinct sequences, 4 bytes per
+bucket (one per ``CELLS_PER_BUCKET`` cells), 4 per tracked position, and the small dicts and
+heap of the tracked pairs.
+
+The trainer owns the run: once ``tokens`` is built it empties ``table.words`` so that the
+word list can be freed; the table's counts, vocabulary and merges are kept up to date.
+"""
+from __future__ import annotations
+
+import heapq
+import sys
+from array import array
+from bisect import bisect_right
+from typing import TYPE_CHECKING, Dict, Iterator, List, MutableSequence, Optional, Tuple
+
+from ..core import PAIR_MASK, PAIR_SHIFT, WordTable, reverse_bytes_key, unpack_pair
+
+#: The floor is divided by this when the best tracked pair falls below it.
+FLOOR_DIVISOR = 2
+#: Compact the position lists when more than this fraction of their entries is stale.
+STALE_FRACTION = 0.75
+#: Candidate pairs are counted for at most this many heavy buckets per pass over ``tokens``.
+HEAVY_BUCKETS_PER_PASS = 2048
+#: Token starts found by one call of :func:`find_hits`.
+HITS_PER_BATCH = 1 << 14
+#: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024).
+CELLS_PER_BUCKET = 16
+#: The bucket of pair ``(x, y)`` is ``(x * HASH_MULTIPLIER + y) & mask``: odd, so distinct
+#: left ids spread over the buckets, and small enough that the product stays a machine int.
+HASH_MULTIPLIER = 1000003
+
+#: Bytes of a word copied into ``tokens`` at a time (bounds the temporary buffers).
+LAYOUT_SLICE = 1 << 16
+
+#: Separator and inner-cell value of each ``tokens`` typecode: larger than every token id.
+MARKS = {"H": 0xFFFF, "I": 0xFFFFFFFF}
+
+if TYPE_CHECKING:
+    Positions = array[int]
+HeapEntry = Tuple[int, str, str, int]
+
+
+def train(table: WordTable) -> Iterator[Tuple[int, int]]:
+    """Yield the merges of ``table`` one by one (the trainer protocol of :mod:`purebpe.core`)."""
+    state = PositionalState(table)
+    while True:
+        best = state.pop_best()
+        if best is None:
+            return
+        left, right = unpack_pair(best)
+        new_id = table.add_token(left, right)
+        yield left, right
+        state.merge(best, new_id)
+
+
+class PositionalState:
+    """The flat token array, the tracked pairs and their positions (see the module docstring)."""
+
+    def __init__(self, table: WordTable, buckets: Optional[int] = None) -> None:
+        """Lay out ``table`` (whose words it then drops); ``buckets``: a power of two, for tests."""
+        self.min_frequency = table.min_frequency
+        self.max_length = table.max_token_length or 1 << 62
+        self.token_bytes = table.token_bytes  # add_token appends to it before each merge()
+        self.token_len = [len(token) for token in table.token_bytes]
+        self.token_keys = [reverse_bytes_key(token) for token in table.token_bytes]
+        typecode = "H" if len(table.token_bytes) < MARKS["H"] else "I"
+        self.mark = MARKS[typecode]
+        self.tokens, self.group_starts, self.group_weights = lay_out(table, self.token_len, self.mark, typecode)
+        table.words = []  # the flat array replaces them (see the module docstring)
+        self.position_type = "I" if len(self.tokens) < 1 << 32 else "Q"
+        # Bucket sums of all pair counts, kept exact through every merge.
+        if buckets is None:
+            buckets = 1 << (max(1024, len(self.tokens) // CELLS_PER_BUCKET) - 1).bit_length()
+        self.mask = buckets - 1
+        starts, weights = self.group_starts, self.group_weights
+        total = sum(weights[g] * (starts[g + 1] - starts[g]) for g in range(len(weights)))
+        self.sums = bucket_sums(self, self.mask, total)
+        self.floor = total + 1  # above every count: nothing is tracked until pop_best
+        self.pair_counts: Dict[int, int] = {}
+        self.pair_positions: Dict[int, Positions] = {}
+        self.heap: List[HeapEntry] = []
+        self.stored = 0  # entries in all position lists
+        self.stale = 0  # of which no longer live
+        # merge()'s counts of the pairs it makes, (x, new) and (new, y), by x and by y.
+        self.made_after = [0] * len(self.token_len)
+        self.made_before = [0] * len(self.token_len)
+
+    # -- choosing the next merge --------------------------------------------------------
+
+    def pop_best(self) -> Optional[int]:
+        """Remove and return the pair to merge next, or ``None`` when no pair is eligible."""
+        while True:
+            best = self._valid_top()
+            if best is not None and self.pair_counts[best] >= self.floor:
+                heapq.heappop(self.heap)
+                return best
+            # Untracked pairs (all below the floor) may beat the best tracked one.
+            if self.floor <= self.min_frequency:
+                return None
+            self._lower_floor()
+
+    def _valid_top(self) -> Optional[int]:
+        """The pair on top of the heap, after dropping or refreshing out-of-date entries."""
+        heap, pair_counts, min_frequency = self.heap, self.pair_counts, self.min_frequency
+        while heap:
+            negative_count, left_key, right_key, pair = heap[0]
+            count = pair_counts.get(pair, 0)
+            if count == -negative_count:
+                return pair
+            if count >= min_frequency:
+                heapq.heapreplace(heap, (-count, left_key, right_key, pair))
+            else:
+                heapq.heappop(heap)
+        return None
+
+    def _lower_floor(self) -> None:
+        """Divide the floor and track every pair that now reaches it (with its positions)."""
+        self.floor = floor = max(self.min_frequency, min(self.floor, max(self.sums)) // FLOOR_DIVISOR)
+        sums, token_len, max_length, keys = self.sums, self.token_len, self.max_length, self.token_keys
+        bounds = [0]  # bucket ranges of at most HEAVY_BUCKETS_PER_PASS heavy buckets each
+        heavy = 0
+        for bucket in range(len(sums)):
+            if sums[bucket] >= floor:
+                if heavy == HEAVY_BUCKETS_PER_PASS:
+                    bounds.append(bucket)
+                    heavy = 0
+                heavy += 1
+        bounds.append(len(sums))
+        for low, high in zip(bounds, bounds[1:]):
+            for pair, positions in list_candidates(self, floor, low, high).items():
+                left, right = unpack_pair(pair)
+                count = weigh(self, positions)
+                if count >= floor and token_len[left] + token_len[right] <= max_length:
+                    self.pair_counts[pair] = count
+                    self.pair_positions[pair] = positions
+                    self.stored += len(positions)
+                    heapq.heappush(self.heap, (-count, keys[left], keys[right], pair))
+
+    # -- applying a merge ---------------------------------------------------------------
+
+    def merge(self, best: int, new_id: int) -> None:
+        """Rewrite every live occurrence of ``best`` as ``new_id`` and update the pairs."""
+        left, right = unpack_pair(best)
+        len_left, len_right = self.token_len[left], self.token_len[right]
+        new_len = len_left + len_right
+        self.token_len.append(new_len)
+        self.token_keys.append(reverse_bytes_key(self.token_bytes[new_id]))
+        self.made_after.append(0)
+        self.made_before.append(0)
+        if new_id >= self.mark:
+            self._widen()
+        tokens, token_len, mark = self.tokens, self.token_len, self.mark
+        pair_counts, sums, mask = self.pair_counts, self.sums, self.mask
+        group_starts, group_weights = self.group_starts, self.group_weights
+        # The new pairs, (x, new_id) and (new_id, y), counted by x and y in two lists
+        # (cheaper than a dict), with the ids that were touched.
+        made_after, made_before = self.made_after, self.made_before
+        touched_after: List[int] = []
+        touched_before: List[int] = []
+        positions = self.pair_positions.pop(best)
+        self.stored -= len(positions)
+        stale = self.stale
+        merged = merged_weight = group_end = weight = 0
+        for p in positions:  # increasing, so runs merge left to right
+            q = p + len_left
+            if tokens[p] != left or tokens[q] != right:
+                stale -= 1  # it was counted when its occurrence was destroyed
+                continue
+            if p >= group_end:  # positions increase, so the group only moves forward
+                group = bisect_right(group_starts, p) - 1
+                group_end, weight = group_starts[group + 1], group_weights[group]
+            end = q + len_right  # the cell after the occurrence
+            before = tokens[p - 1]
+            if before != mark:
+                if before == new_id:  # (new_id, left), made by this step, is lost again
+                    made_before[left] -= weight
+                else:
+                    stale += lose(pair_counts, before << PAIR_SHIFT | left, weight)
+                sums[(before * HASH_MULTIPLIER + left) & mask] -= weight
+                if not made_after[before]:
+                    touched_after.append(before)
+                made_after[before] += weight
+                sums[(before * HASH_MULTIPLIER + new_id) & mask] += weight
+            after = tokens[end]
+            if after != mark:
+                stale += lose(pair_counts, right << PAIR_SHIFT | after, weight)
+                sums[(right * HASH_MULTIPLIER + after) & mask] -= weight
+                if not made_before[after]:
+                    touched_before.append(after)
+                made_before[after] += weight
+                sums[(new_id * HASH_MULTIPLIER + after) & mask] += weight
+            # The old inner ends become inner cells, then both outer ends hold the new id
+            # (in this order: a one-cell part is an inner end and an outer end at once).
+            tokens[q - 1] = mark
+            tokens[q] = mark
+            tokens[p] = new_id
+            tokens[end - 1] = new_id
+            positions[merged] = p  # keep the merged positions, in place (merged <= index)
+            merged += 1
+            merged_weight += weight
+        sums[(left * HASH_MULTIPLIER + right) & mask] -= merged_weight
+        pair_counts.pop(best, None)
+        del positions[merged:]
+        self.stale = stale
+        new_counts: Dict[int, int] = {}
+        for x in touched_after:
+            if made_after[x]:  # (a touched id may repeat once its count fell back to 0)
+                new_counts[x << PAIR_SHIFT | new_id] = made_after[x]
+                made_after[x] = 0
+        for y in touched_before:
+            if made_before[y]:
+                new_counts[new_id << PAIR_SHIFT | y] = made_before[y]
+                made_before[y] = 0
+        self._settle(new_id, new_counts, positions)
+        if self.stale > STALE_FRACTION * self.stored:
+            self._compact()
+
+    def _settle(self, new_id: int, new_counts: Dict[int, int], merged_at: Positions) -> None:
+        """Track the new pairs that reach the floor, with their positions; forget the others.
+
+        A forgotten pair stays below the floor: no step after this one can add to it.
+        """
+        token_len, keys, floor = self.token_len, self.token_keys, self.floor
+        new_lists: Dict[int, Positions] = {}
+        for pair, count in new_counts.items():
+            left, right = unpack_pair(pair)
+            if count >= floor and token_len[left] + token_len[right] <= self.max_length:
+                self.pair_counts[pair] = count
+                new_lists[pair] = array(self.position_type)
+                heapq.heappush(self.heap, (-count, keys[left], keys[right], pair))
+        if not new_lists:
+            return
+        # Every token new_id is one of merged_at (in increasing order): its pairs are the
+        # pairs of its two neighbours, read once the whole step is done.
+        tokens, mark, new_len = self.tokens, self.mark, token_len[new_id]
+        for p in merged_at:
+            before = tokens[p - 1]
+            if before != mark:
+                positions = new_lists.get(before << PAIR_SHIFT | new_id)
+                if positions is not None:
+                    positions.append(p - token_len[before])
+            after = tokens[p + new_len]
+            if after != mark and after != new_id:  # (new, new) is added from its right half
+                positions = new_lists.get(new_id << PAIR_SHIFT | after)
+                if positions is not None:
+                    positions.append(p)
+        self.pair_positions.update(new_lists)
+        self.stored += sum(len(positions) for positions in new_lists.values())
+
+    def _compact(self) -> None:
+        """Filter every position list against ``tokens``; drop the lists of lost pairs."""
+        tokens, token_len, pair_counts = self.tokens, self.token_len, self.pair_counts
+        compacted: Dict[int, Positions] = {}
+        for pair, positions in self.pair_positions.items():
+            if pair not in pair_counts:
+                continue
+            left, right = unpack_pair(pair)
+            n = token_len[left]
+            compacted[pair] = array(
+                self.position_type,
+                [p for p in positions if tokens[p] == left and tokens[p + n] == right],
+            )
+        self.pair_positions = compacted
+        self.stored = sum(len(positions) for positions in compacted.values())
+        self.stale = 0
+
+    def _widen(self) -> None:
+        """Switch ``tokens`` to 32-bit ids: the vocabulary reached the 16-bit ``mark``."""
+        narrow_mark, self.mark = self.mark, MARKS["I"]
+        wide = array("I", self.tokens)
+        for i in range(len(wide)):
+            if wide[i] == narrow_mark:
+                wide[i] = self.mark
+        self.tokens = wide
+
+
+def lose(pair_counts: Dict[int, int], pair: int, weight: int) -> int:
+    """Remove one occurrence of ``pair``; 1 if it was tracked (its entry is now stale), else 0.
+
+    A pair that loses its last occurrence leaves ``pair_counts``; its position list stays
+    until the next compaction (all of it counted stale), or is reused if the pair is made again.
+    """
+    count = pair_counts.get(pair)
+    if count is None:
+        return 0
+    if count > weight:
+        pair_counts[pair] = count - weight
+    else:
+        del pair_counts[pair]
+    return 1
+
+
+def lay_out(
+    table: WordTable, token_len: List[int], mark: int, typecode: str
+) -> Tuple[Positions, List[int], List[int]]:
+    """``tokens`` for the table's words (those with a pair), by decreasing count, and the pivots."""
+    words, counts = table.words, table.counts
+    order = sorted(
+        (i for i in range(len(words)) if counts[i] > 0 and len(words[i]) > 1),
+        key=counts.__getitem__,
+        reverse=True,
+    )
+    size = 1 + sum(
+        1 + (len(words[i]) if isinstance(words[i], bytes) else sum(token_len[t] for t in words[i]))
+        for i in order
+    )
+    # One allocation of the final size: a growing array would leave its old copies behind.
+    tokens = array(typecode, [mark]) * size
+    itemsize = tokens.itemsize
+    low_byte = 0 if sys.byteorder == "little" else itemsize - 1
+    group_starts: List[int] = []
+    group_weights: List[int] = []
+    p = 1
+    for i in order:
+        if not group_weights or counts[i] != group_weights[-1]:
+            group_starts.append(p)
+            group_weights.append(counts[i])
+        word = words[i]
+        if isinstance(word, bytes):  # one cell per byte token, whose id is the byte
+            for start in range(0, len(word), LAYOUT_SLICE):
+                piece = word[start : start + LAYOUT_SLICE]
+                cells = bytearray(itemsize * len(piece))
+                cells[low_byte::itemsize] = piece  # widened in C: 25x faster than a loop
+                tokens[p : p + len(piece)] = array(typecode, cells)
+                p += len(piece)
+        else:  # merged by replayed initial merges: a token's id in its first and last cell
+            for token in word:
+                tokens[p] = token
+                p += token_len[token]
+                tokens[p - 1] = token
+        p += 1  # the separator
+    group_starts.append(p)
+    return tokens, group_starts, group_weights
+
+
+def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequence[int]:
+    """For each bucket, the total count of the pairs hashed to it (an upper bound of each).
+
+    ``total`` bounds every sum (it counts every cell as a pair): 4-byte ints mostly,
+    Python ints for astronomical counts (a hand-made table).
+    """
+    tokens, token_len, mark = state.tokens, state.token_len, state.mark
+    starts, weights = state.group_starts, state.group_weights
+    sums: MutableSequence[int]
+    if total < 1 << 31:
+        sums = array("i", [0]) * (mask + 1)
+    else:
+        sums = array("q", [0]) * (mask + 1) if total < 1 << 63 else [0] * (mask + 1)
+    for group, weight in enumerate(weights):
+        p, end = starts[group], starts[group + 1]
+        while p < end:  # p: a token start; one flat loop over the group's sequences
+            x = tokens[p]
+            q = p + token_len[x]
+            y = tokens[q]
+            if y == mark:  # the sequence ends; the next one starts after the separator
+                p = q + 1
+                continue
+            sums[(x * HASH_MULTIPLIER + y) & mask] += weight
+            p = q
+    return sums
+
+
+def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> Dict[int, Positions]:
+    """The positions of the untracked pairs in the buckets ``low <= b < high`` that reach ``floor``.
+
+    These are all the untracked pairs of those buckets that may reach the floor (a bucket's
+    sum bounds its pairs' counts), and a few that do not. ``low`` and ``high`` bound how
+    many are held at once: a pass handles at most ``HEAVY_BUCKETS_PER_PASS`` heavy buckets.
+    """
+    tokens, token_len, position_type = state.tokens, state.token_len, state.position_type
+    tracked = state.pair_counts
+    lists: Dict[int, Positions] = {}
+    hits = array(position_type, [0]) * HITS_PER_BATCH
+    p, end = 1, len(tokens)
+    while p < end:
+        p, found = find_hits(state, floor, low, high, p, hits)
+        for i in range(found):
+            start = hits[i]
+            x = tokens[start]
+            pair = x << PAIR_SHIFT | tokens[start + token_len[x]]
+            if pair in tracked:
+                continue
+            positions = lists.get(pair)
+            if positions is None:
+                lists[pair] = array(position_type, [start])
+            else:
+                positions.append(start)
+    return lists
+
+
+def find_hits(
+    state: PositionalState, floor: int, low: int, high: int, p: int, hits: Positions
+) -> Tuple[int, int]:
+    """Fill ``hits`` with the next token starts from ``p`` on whose pair is in a heavy bucket.
+
+    Returns where to go on and how many were found. A loop of its own that allocates
+    nothing: PyPy then compiles it as a tight loop, apart from the list building (in one
+    loop with it, the walk runs several times slower).
+    """
+    tokens, token_len, mark = state.tokens, state.token_len, state.mark
+    sums, mask = state.sums, state.mask
+    end, found, room = len(tokens), 0, len(hits)
+    while p < end:
+        x = tokens[p]
+        q = p + token_len[x]
+        y = tokens[q]
+        if y == mark:  # the sequence ends; the next one starts after the separator
+            p = q + 1
+            continue
+        bucket = (x * HASH_MULTIPLIER + y) & mask
+        if low <= bucket < high and sums[bucket] >= floor:
+            hits[found] = p
+            found += 1
+            if found == room:
+                return q, found
+        p = q
+    return end, found
+
+
+def weigh(state: PositionalState, positions: Positions) -> int:
+    """The total count of the sequences holding ``positions`` (in increasing order)."""
+    starts, weights = state.group_starts, state.group_weights
+    total = group_end = weight = 0
+    for p in positions:
+        if p >= group_end:
+            group = bisect_right(starts, p) - 1
+            group_end, weight = starts[group + 1], weights[group]
+        total += weight
+    return total
