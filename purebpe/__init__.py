@@ -16,8 +16,8 @@ from .counting import WordCounts, count, count_from_iterator
 from .errors import InputError, PureBPEError
 from .formats import load
 from .model import BPEModel
-from .trainers import VARIANTS
 from .tokenizer import Tokenizer
+from .trainers import VARIANTS
 from .training import train, train_bpe, train_from_counts, train_from_iterator
 
 __version__ = "0.1.0"
