@@ -241,6 +241,20 @@ def main() -> None:
     print("\nids identical across encoders: " + ("yes" if not notes else "NO"))
     for note in notes:
         print(note)
+    from _results import record  # bench/ is on sys.path (see above)
+
+    record(
+        "bench_encode",
+        [
+            {"vocab / encoder / interpreter": f"{vocab} / {name} / {where}", "cold MB/s": round(cold_rate, 1),
+             "warm MB/s": round(warm_rate, 1), "warm vs tiktoken (ratio)": round(ratio, 2)}
+            for vocab, name, where, cold_rate, warm_rate, ratio in rows
+        ],
+        interpreter="all" if theirs else None,  # PyPy's figures come from this same run
+        title=f"Encode throughput on {corpus.name} ({size_mb:.1f} MB), purebpe vs tiktoken and HF tokenizers",
+        notes=f"~1 MiB pieces, process CPU time, warm = best of {args.repeat}; ratio = warm throughput / "
+        "tiktoken's on CPython in the same run. ids identical across encoders: " + ("yes" if not notes else "NO"),
+    )
     if args.profile:
         for label, results in (("CPython", ours), ("PyPy", theirs)):
             for vocab, figures in results.items():

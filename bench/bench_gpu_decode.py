@@ -157,16 +157,17 @@ def main() -> None:
           f"{args.rows} x {args.width} GPT-2 ids from {os.path.basename(corpus)} "
           f"({len(b''.join(e.encode() for e in expected)) / total:.2f} bytes per id; "
           f"encoded in {encode_s:.1f} s); best of {args.repeat}:\n")
-    print("| method | tokens/s | ms per batch | vs Python loop | vs HF decode_batch | rows differing |")
-    print("|---|---:|---:|---:|---:|---:|")
+    batch_table = ["| method | tokens/s | ms per batch | vs Python loop | vs HF decode_batch | rows differing |",
+                   "|---|---:|---:|---:|---:|---:|"]
     loop = seconds["Python loop: tok.decode per row (lists)"]
     peer = seconds.get("HF tokenizers decode_batch")
     for name, s in seconds.items():
         vs_hf = f"{peer / s:.2f}x" if peer else "(not importable)"
-        print(f"| {name} | {total / s:,.0f} | {s * 1000:.1f} | {loop / s:.2f}x | {vs_hf} | "
-              f"{mismatches[name]} |")
+        batch_table.append(f"| {name} | {total / s:,.0f} | {s * 1000:.1f} | {loop / s:.2f}x | {vs_hf} | "
+                           f"{mismatches[name]} |")
     if gpu_reason is not None:
-        print(f"| purebpe CuPy | not measured: {gpu_reason} | | | | |")
+        batch_table.append(f"| purebpe CuPy | not measured: {gpu_reason} | | | | |")
+    print("\n".join(batch_table))
 
     print("\n(rows differing: rows whose text is not exactly tok.decode's)")
     print(f"\nStreaming, {args.rows} rows, one id per row per step, "
@@ -210,6 +211,18 @@ def main() -> None:
         print(f"| {name} | {ms:.3f} | {texts == expected} |")
     if gpu_reason is not None:
         print(f"| purebpe CuPy BatchDecodeStream | not measured: {gpu_reason} | |")
+    from _results import record
+
+    record(
+        "bench_gpu_decode",
+        "\n".join(batch_table),
+        title=f"Batch decode of {args.rows} x {args.width} GPT-2 ids from {os.path.basename(corpus)}",
+        notes=f"Tokens per second, best of {args.repeat}; {os.cpu_count()} cores"
+        + ("" if gpu_reason is None else f"; CuPy not measured: {gpu_reason}")
+        + ". The plot shows the speed-up over the Python loop.",
+        plot={"label": "method", "value": "vs Python loop", "log": True,
+              "xlabel": "speed-up over the Python loop (log scale)"},
+    )
 
 
 if __name__ == "__main__":

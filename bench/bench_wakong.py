@@ -116,6 +116,14 @@ def main() -> None:
                 f,
                 indent=1,
             )
+    from _results import record
+
+    record(
+        "bench_wakong",
+        "\n".join(rows),
+        title=f"Wakong schemes per CPU second, purebpe vs the wakong package "
+        f"({args.schemes:,} schemes per pass, best of {args.repeat})",
+    )
 
 
 if __name__ == "__main__":
