@@ -21,7 +21,9 @@ Keeps:
                       count: a handful of entries).
   ``pair_counts``     the weighted live count of every *tracked* pair (see the floor below).
   ``pair_positions``  for each tracked pair, an ``array('I')`` of the positions where its left
-                      token started when the occurrence was made, in increasing order. An
+                      token started when the occurrence was made, in increasing order (all
+                      are written at once, left to right: by the pass that starts tracking
+                      the pair, or at the end of the step that makes it). An
                       entry ``p`` of pair ``(l, r)`` is live iff ``tokens[p] == l`` and
                       ``tokens[p + token_len[l]] == r``: once ``l`` at ``p`` is merged away,
                       ``p`` never holds ``l`` again (ids only grow, and a merge creates all
@@ -46,16 +48,19 @@ a few times), and storing every position of every pair costs 4 bytes per corpus 
 only pairs counted at least ``floor`` times are tracked, and every untracked pair is below
 the floor: counts of existing pairs only fall, and a new pair's count is final at the end of
 the step that creates it, when it is tracked or forgotten. While the best tracked pair is at
-the floor or above, it is the best pair. When it falls below, the floor is halved and the
-tracked pairs are rebuilt from ``tokens``. ``sums``, the counts of *all* pairs summed into
-hashed buckets, is kept exact through every merge; a bucket's sum bounds the count of every
-pair in it, so one pass counts exactly only the pairs of buckets that reach the floor, and a
-second collects the positions of those that do. The floor changes O(log(largest count))
+the floor or above, it is the best pair. When it falls below, the floor is halved, the
+tracked pairs that fell below it are forgotten, and the pairs that reach it are tracked.
+``sums`` holds the counts of the *untracked* pairs summed into hashed buckets, kept exact
+through every merge; a bucket's sum bounds the count of every pair in it, so one pass over
+``tokens`` lists the positions of just the untracked pairs of the buckets that reach the
+floor, and those that do reach it are tracked. The floor changes O(log(largest count))
 times.
 
 Compaction: stale entries are counted as they arise (a tracked pair losing an occurrence).
-When more than ``STALE_FRACTION`` of all stored entries are stale, every list is filtered
-against ``tokens``, so the lists stay within 4x their live entries.
+When more than ``STALE_FRACTION`` (half) of all stored entries are stale, every list is
+filtered against ``tokens`` in place, so the lists stay within 2x their live entries (the
+issue suggested 3/4; on one long line of English, where merges eat their neighbours' pairs
+fast, that let stale entries hold 85% of 19 MB of lists).
 
 Cost: O(N) to lay out the N bytes of the distinct sequences, O(live occurrences) per merge,
 O(N) per floor change. Memory: 2 bytes per byte of the distinct sequences, 4 bytes per
@@ -65,26 +70,28 @@ heap of the tracked pairs.
 The trainer owns the run: once ``tokens`` is built it empties ``table.words`` so that the
 word list can be freed; the table's counts, vocabulary and merges are kept up to date.
 """
+
 from __future__ import annotations
 
 import heapq
+import platform
 import sys
 from array import array
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Dict, Iterator, List, MutableSequence, Optional, Tuple
 
-from ..core import PAIR_MASK, PAIR_SHIFT, WordTable, reverse_bytes_key, unpack_pair
+from ..core import PAIR_SHIFT, WordTable, reverse_bytes_key, unpack_pair
 
 #: The floor is divided by this when the best tracked pair falls below it.
 FLOOR_DIVISOR = 2
 #: Compact the position lists when more than this fraction of their entries is stale.
-STALE_FRACTION = 0.75
-#: Candidate pairs are counted for at most this many heavy buckets per pass over ``tokens``.
-HEAVY_BUCKETS_PER_PASS = 2048
-#: Token starts found by one call of :func:`find_hits`.
-HITS_PER_BATCH = 1 << 14
-#: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024).
+STALE_FRACTION = 0.5
+#: Candidate pairs are listed for at most this many heavy buckets per pass over ``tokens``.
+HEAVY_BUCKETS_PER_PASS = 1024
+#: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024)...
 CELLS_PER_BUCKET = 16
+#: ... and at most this many: distinct pairs grow more slowly than the corpus.
+MAX_BUCKETS = 1 << 19
 #: The bucket of pair ``(x, y)`` is ``(x * HASH_MULTIPLIER + y) & mask``: odd, so distinct
 #: left ids spread over the buckets, and small enough that the product stays a machine int.
 HASH_MULTIPLIER = 1000003
@@ -125,12 +132,15 @@ class PositionalState:
         self.token_keys = [reverse_bytes_key(token) for token in table.token_bytes]
         typecode = "H" if len(table.token_bytes) < MARKS["H"] else "I"
         self.mark = MARKS[typecode]
-        self.tokens, self.group_starts, self.group_weights = lay_out(table, self.token_len, self.mark, typecode)
+        self.tokens, self.group_starts, self.group_weights = lay_out(
+            table, self.token_len, self.mark, typecode
+        )
         table.words = []  # the flat array replaces them (see the module docstring)
         self.position_type = "I" if len(self.tokens) < 1 << 32 else "Q"
-        # Bucket sums of all pair counts, kept exact through every merge.
+        # Bucket sums of the untracked pairs' counts (all of them, for now), kept exact.
         if buckets is None:
-            buckets = 1 << (max(1024, len(self.tokens) // CELLS_PER_BUCKET) - 1).bit_length()
+            wanted = min(MAX_BUCKETS, max(1024, len(self.tokens) // CELLS_PER_BUCKET))
+            buckets = 1 << (wanted - 1).bit_length()
         self.mask = buckets - 1
         starts, weights = self.group_starts, self.group_weights
         total = sum(weights[g] * (starts[g + 1] - starts[g]) for g in range(len(weights)))
@@ -144,6 +154,11 @@ class PositionalState:
         # merge()'s counts of the pairs it makes, (x, new) and (new, y), by x and by y.
         self.made_after = [0] * len(self.token_len)
         self.made_before = [0] * len(self.token_len)
+        if platform.python_implementation() == "PyPy":
+            # Let the JIT compile the walk of list_candidates on its common path (no
+            # candidate) first: compiled while candidates are frequent, as in the first
+            # real pass, its loop runs 3-4x slower for the whole run (measured).
+            list_candidates(self, total + 1, 0, 0)
 
     # -- choosing the next merge --------------------------------------------------------
 
@@ -175,8 +190,12 @@ class PositionalState:
 
     def _lower_floor(self) -> None:
         """Divide the floor and track every pair that now reaches it (with its positions)."""
-        self.floor = floor = max(self.min_frequency, min(self.floor, max(self.sums)) // FLOOR_DIVISOR)
-        sums, token_len, max_length, keys = self.sums, self.token_len, self.max_length, self.token_keys
+        self.floor = floor = max(
+            self.min_frequency, min(self.floor, max(self.sums)) // FLOOR_DIVISOR
+        )
+        self._untrack_below(floor)
+        sums, token_len, keys = self.sums, self.token_len, self.token_keys
+        max_length = self.max_length
         bounds = [0]  # bucket ranges of at most HEAVY_BUCKETS_PER_PASS heavy buckets each
         heavy = 0
         for bucket in range(len(sums)):
@@ -195,6 +214,25 @@ class PositionalState:
                     self.pair_positions[pair] = positions
                     self.stored += len(positions)
                     heapq.heappush(self.heap, (-count, keys[left], keys[right], pair))
+                    sums[(left * HASH_MULTIPLIER + right) & self.mask] -= count  # now tracked
+
+    def _untrack_below(self, floor: int) -> None:
+        """Stop tracking the pairs that fell below ``floor`` (their counts go back to ``sums``)."""
+        tokens, token_len, pair_counts = self.tokens, self.token_len, self.pair_counts
+        for pair in list(self.pair_positions):
+            count = pair_counts.get(pair, 0)
+            if count >= floor:
+                continue
+            positions = self.pair_positions.pop(pair)
+            left, right = unpack_pair(pair)
+            n = token_len[left]
+            live = 0
+            if count:
+                del pair_counts[pair]
+                self.sums[(left * HASH_MULTIPLIER + right) & self.mask] += count
+                live = sum(1 for p in positions if tokens[p] == left and tokens[p + n] == right)
+            self.stored -= len(positions)
+            self.stale -= len(positions) - live
 
     # -- applying a merge ---------------------------------------------------------------
 
@@ -209,7 +247,7 @@ class PositionalState:
         self.made_before.append(0)
         if new_id >= self.mark:
             self._widen()
-        tokens, token_len, mark = self.tokens, self.token_len, self.mark
+        tokens, mark = self.tokens, self.mark
         pair_counts, sums, mask = self.pair_counts, self.sums, self.mask
         group_starts, group_weights = self.group_starts, self.group_weights
         # The new pairs, (x, new_id) and (new_id, y), counted by x and y in two lists
@@ -220,7 +258,7 @@ class PositionalState:
         positions = self.pair_positions.pop(best)
         self.stored -= len(positions)
         stale = self.stale
-        merged = merged_weight = group_end = weight = 0
+        merged = group_end = weight = 0
         for p in positions:  # increasing, so runs merge left to right
             q = p + len_left
             if tokens[p] != left or tokens[q] != right:
@@ -235,20 +273,16 @@ class PositionalState:
                 if before == new_id:  # (new_id, left), made by this step, is lost again
                     made_before[left] -= weight
                 else:
-                    stale += lose(pair_counts, before << PAIR_SHIFT | left, weight)
-                sums[(before * HASH_MULTIPLIER + left) & mask] -= weight
+                    stale += lose(pair_counts, sums, mask, before, left, weight)
                 if not made_after[before]:
                     touched_after.append(before)
                 made_after[before] += weight
-                sums[(before * HASH_MULTIPLIER + new_id) & mask] += weight
             after = tokens[end]
             if after != mark:
-                stale += lose(pair_counts, right << PAIR_SHIFT | after, weight)
-                sums[(right * HASH_MULTIPLIER + after) & mask] -= weight
+                stale += lose(pair_counts, sums, mask, right, after, weight)
                 if not made_before[after]:
                     touched_before.append(after)
                 made_before[after] += weight
-                sums[(new_id * HASH_MULTIPLIER + after) & mask] += weight
             # The old inner ends become inner cells, then both outer ends hold the new id
             # (in this order: a one-cell part is an inner end and an outer end at once).
             tokens[q - 1] = mark
@@ -257,8 +291,6 @@ class PositionalState:
             tokens[end - 1] = new_id
             positions[merged] = p  # keep the merged positions, in place (merged <= index)
             merged += 1
-            merged_weight += weight
-        sums[(left * HASH_MULTIPLIER + right) & mask] -= merged_weight
         pair_counts.pop(best, None)
         del positions[merged:]
         self.stale = stale
@@ -281,6 +313,7 @@ class PositionalState:
         A forgotten pair stays below the floor: no step after this one can add to it.
         """
         token_len, keys, floor = self.token_len, self.token_keys, self.floor
+        sums, mask = self.sums, self.mask
         new_lists: Dict[int, Positions] = {}
         for pair, count in new_counts.items():
             left, right = unpack_pair(pair)
@@ -288,6 +321,8 @@ class PositionalState:
                 self.pair_counts[pair] = count
                 new_lists[pair] = array(self.position_type)
                 heapq.heappush(self.heap, (-count, keys[left], keys[right], pair))
+            else:
+                sums[(left * HASH_MULTIPLIER + right) & mask] += count
         if not new_lists:
             return
         # Every token new_id is one of merged_at (in increasing order): its pairs are the
@@ -308,21 +343,22 @@ class PositionalState:
         self.stored += sum(len(positions) for positions in new_lists.values())
 
     def _compact(self) -> None:
-        """Filter every position list against ``tokens``; drop the lists of lost pairs."""
+        """Filter every position list against ``tokens``, in place; drop the lists of lost pairs."""
         tokens, token_len, pair_counts = self.tokens, self.token_len, self.pair_counts
-        compacted: Dict[int, Positions] = {}
+        for pair in [pair for pair in self.pair_positions if pair not in pair_counts]:
+            del self.pair_positions[pair]
+        stored = 0
         for pair, positions in self.pair_positions.items():
-            if pair not in pair_counts:
-                continue
             left, right = unpack_pair(pair)
             n = token_len[left]
-            compacted[pair] = array(
-                self.position_type,
-                [p for p in positions if tokens[p] == left and tokens[p + n] == right],
-            )
-        self.pair_positions = compacted
-        self.stored = sum(len(positions) for positions in compacted.values())
-        self.stale = 0
+            kept = 0
+            for p in positions:  # (a list comprehension would hold them all twice)
+                if tokens[p] == left and tokens[p + n] == right:
+                    positions[kept] = p
+                    kept += 1
+            del positions[kept:]
+            stored += kept
+        self.stored, self.stale = stored, 0
 
     def _widen(self) -> None:
         """Switch ``tokens`` to 32-bit ids: the vocabulary reached the 16-bit ``mark``."""
@@ -334,14 +370,24 @@ class PositionalState:
         self.tokens = wide
 
 
-def lose(pair_counts: Dict[int, int], pair: int, weight: int) -> int:
-    """Remove one occurrence of ``pair``; 1 if it was tracked (its entry is now stale), else 0.
+def lose(
+    pair_counts: Dict[int, int],
+    sums: MutableSequence[int],
+    mask: int,
+    left: int,
+    right: int,
+    weight: int,
+) -> int:
+    """Take one occurrence of ``(left, right)`` away: from its count if it is tracked (then
+    its entry is stale: returns 1), else from its bucket's sum (returns 0).
 
-    A pair that loses its last occurrence leaves ``pair_counts``; its position list stays
-    until the next compaction (all of it counted stale), or is reused if the pair is made again.
+    A tracked pair that loses its last occurrence leaves ``pair_counts``; its position list
+    stays until the next compaction (all of it counted stale).
     """
+    pair = left << PAIR_SHIFT | right
     count = pair_counts.get(pair)
     if count is None:
+        sums[(left * HASH_MULTIPLIER + right) & mask] -= weight
         return 0
     if count > weight:
         pair_counts[pair] = count - weight
@@ -420,61 +466,38 @@ def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequenc
     return sums
 
 
-def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> Dict[int, Positions]:
+def list_candidates(
+    state: PositionalState, floor: int, low: int, high: int
+) -> Dict[int, Positions]:
     """The positions of the untracked pairs in the buckets ``low <= b < high`` that reach ``floor``.
 
     These are all the untracked pairs of those buckets that may reach the floor (a bucket's
     sum bounds its pairs' counts), and a few that do not. ``low`` and ``high`` bound how
     many are held at once: a pass handles at most ``HEAVY_BUCKETS_PER_PASS`` heavy buckets.
     """
-    tokens, token_len, position_type = state.tokens, state.token_len, state.position_type
+    tokens, token_len, mark = state.tokens, state.token_len, state.mark
+    sums, mask, position_type = state.sums, state.mask, state.position_type
     tracked = state.pair_counts
     lists: Dict[int, Positions] = {}
-    hits = array(position_type, [0]) * HITS_PER_BATCH
     p, end = 1, len(tokens)
-    while p < end:
-        p, found = find_hits(state, floor, low, high, p, hits)
-        for i in range(found):
-            start = hits[i]
-            x = tokens[start]
-            pair = x << PAIR_SHIFT | tokens[start + token_len[x]]
-            if pair in tracked:
-                continue
-            positions = lists.get(pair)
-            if positions is None:
-                lists[pair] = array(position_type, [start])
-            else:
-                positions.append(start)
-    return lists
-
-
-def find_hits(
-    state: PositionalState, floor: int, low: int, high: int, p: int, hits: Positions
-) -> Tuple[int, int]:
-    """Fill ``hits`` with the next token starts from ``p`` on whose pair is in a heavy bucket.
-
-    Returns where to go on and how many were found. A loop of its own that allocates
-    nothing: PyPy then compiles it as a tight loop, apart from the list building (in one
-    loop with it, the walk runs several times slower).
-    """
-    tokens, token_len, mark = state.tokens, state.token_len, state.mark
-    sums, mask = state.sums, state.mask
-    end, found, room = len(tokens), 0, len(hits)
-    while p < end:
+    while p < end:  # as in bucket_sums, over all groups at once (counts come later)
         x = tokens[p]
         q = p + token_len[x]
         y = tokens[q]
-        if y == mark:  # the sequence ends; the next one starts after the separator
+        if y == mark:
             p = q + 1
             continue
         bucket = (x * HASH_MULTIPLIER + y) & mask
         if low <= bucket < high and sums[bucket] >= floor:
-            hits[found] = p
-            found += 1
-            if found == room:
-                return q, found
+            pair = x << PAIR_SHIFT | y
+            if pair not in tracked:
+                positions = lists.get(pair)
+                if positions is None:
+                    lists[pair] = array(position_type, [p])
+                else:
+                    positions.append(p)
         p = q
-    return end, found
+    return lists
 
 
 def weigh(state: PositionalState, positions: Positions) -> int:
