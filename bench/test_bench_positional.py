@@ -22,6 +22,7 @@ from typing import Any, Dict, List
 import pytest
 
 import purebpe
+from conftest import time_training
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
 #: The comparison: positional and the heap variant (a word-rewriting one), where registered.
@@ -41,13 +42,7 @@ def line_counts(pydoc_texts: List[str]) -> Dict[str, purebpe.WordCounts]:
 
 
 def merge(benchmark: Any, counts: purebpe.WordCounts, vocab: int, variant: str) -> None:
-    model = benchmark.pedantic(
-        purebpe.train_from_counts,
-        args=(counts, vocab),
-        kwargs={"variant": variant},
-        rounds=3,
-        warmup_rounds=1,  # lets PyPy's JIT compile first, as it would in a long run
-    )
+    model = time_training(benchmark, counts, vocab, variant)
     assert len(model.merges) == vocab - 256
 
 

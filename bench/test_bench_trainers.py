@@ -16,6 +16,7 @@ from typing import Any, List
 import pytest
 
 import purebpe
+from conftest import time_training
 
 SPECIAL = "<|endoftext|>"
 VOCAB = 2000
@@ -35,13 +36,7 @@ def pydoc_counts(pydoc_texts: List[str]) -> purebpe.WordCounts:
 @variants
 def test_merges(benchmark: Any, pydoc_counts: purebpe.WordCounts, variant: str) -> None:
     vocab = vocab_for(variant)
-    model = benchmark.pedantic(
-        purebpe.train_from_counts,
-        args=(pydoc_counts, vocab),
-        kwargs={"variant": variant},
-        rounds=3,
-        warmup_rounds=1,  # lets PyPy's JIT compile first, as it would in a long run
-    )
+    model = time_training(benchmark, pydoc_counts, vocab, variant)
     assert model.vocab_size == vocab
 
 
