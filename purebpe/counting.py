@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from array import array
 import os
 import re
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
@@ -197,12 +198,17 @@ def _certainly_not_space(buf: bytes, i: int) -> bool:
 def read_chunks(
     path: PathLike, cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
 ) -> Iterator[Tuple[bytes, int, int]]:
-    """Yield ``(chunk, byte_offset, first_line_number)`` covering the whole file, in order."""
+    """Yield ``(chunk, byte_offset, first_line_number)`` covering the whole file, in order.
+
+    Where a buffer has no safe cut (a huge line), the next read is twice as large, so a
+    chunk of ``n`` bytes costs O(n) copying and cut searching, not O(n^2 / chunk_bytes).
+    """
     offset, line = 0, 1
     carry = b""
+    read_size = chunk_bytes
     with open(path, "rb") as f:
         while True:
-            block = f.read(chunk_bytes)
+            block = f.read(read_size)
             buf = carry + block if carry else block
             if not block:
                 if buf:
@@ -211,7 +217,9 @@ def read_chunks(
             cut = cutter.cut(buf)
             if cut <= 0:
                 carry = buf  # no safe cut yet: read on (a huge line is kept whole)
+                read_size = 2 * read_size
                 continue
+            read_size = chunk_bytes
             chunk, carry = buf[:cut], buf[cut:]
             yield chunk, offset, line
             offset += len(chunk)
@@ -234,6 +242,33 @@ def count_job(job: Job) -> Dict[bytes, int]:
         for piece in split_on_specials(text, pattern):
             counter(piece, counts)
     return {word.encode("utf-8"): n for word, n in counts.items()}
+
+
+#: A chunk's counts as they travel back from a worker: every word's bytes back to back,
+#: each word's length, each word's count. Three objects pickle and unpickle far faster than
+#: a dict of 10^5 small ``bytes`` keys (4x on PyPy, whose pickle is written in Python).
+PackedCounts = Tuple[bytes, "array[int]", "array[int]"]
+
+
+def count_job_packed(job: Job) -> PackedCounts:
+    """:func:`count_job` for a worker process: the counts packed for the trip back."""
+    counts = count_job(job)
+    return (
+        b"".join(counts),
+        array("Q", [len(word) for word in counts]),
+        array("q", counts.values()),
+    )
+
+
+def add_packed_counts(totals: Dict[bytes, int], packed: PackedCounts) -> None:
+    """Add the counts that :func:`count_job_packed` packed to ``totals``."""
+    blob, lengths, counts = packed
+    get = totals.get
+    start = 0
+    for length, n in zip(lengths, counts):
+        word = blob[start : start + length]
+        totals[word] = get(word, 0) + n
+        start += length
 
 
 @lru_cache(maxsize=8)
@@ -391,10 +426,10 @@ def _run_jobs(
     pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
-    pending: Dict["Future[Dict[bytes, int]]", int] = {}
+    pending: Dict["Future[PackedCounts]", int] = {}
     try:
         for job, size in jobs:
-            pending[pool.submit(count_job, job)] = size
+            pending[pool.submit(count_job_packed, job)] = size
             if len(pending) >= window:
                 _collect_some(pending, totals, bar)
         while pending:
@@ -406,14 +441,14 @@ def _run_jobs(
 
 
 def _collect_some(
-    pending: Dict["Future[Dict[bytes, int]]", int], totals: Dict[bytes, int], bar: Bar
+    pending: Dict["Future[PackedCounts]", int], totals: Dict[bytes, int], bar: Bar
 ) -> None:
     """Wait for at least one job, then add the counts of every finished one."""
-    done: Set["Future[Dict[bytes, int]]"]
+    done: Set["Future[PackedCounts]"]
     done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
     for future in done:
         size = pending.pop(future)
-        _add_counts(totals, future.result())
+        add_packed_counts(totals, future.result())
         bar.update(size)
 
 

@@ -76,6 +76,24 @@ def test_chunks_cover_the_file_and_cut_only_at_safe_places(
         assert line == data.count(b"\n", 0, offset) + 1
 
 
+def test_a_huge_line_is_read_in_doubling_blocks(tmp_path: Path) -> None:
+    """A line with no safe cut is not re-scanned once per block (which is quadratic)."""
+    searched: List[int] = []
+
+    class CountingCutter(ChunkCutter):
+        def cut(self, buf: bytes) -> int:
+            searched.append(len(buf))
+            return super().cut(buf)
+
+    line = "x" * (1 << 20)
+    path = write(tmp_path, line + "\n" + "a b\n" * 3000)
+    chunks = list(read_chunks(path, CountingCutter([], "gpt2"), 1024))
+    assert b"".join(c for c, _, _ in chunks) == (line + "\n" + "a b\n" * 3000).encode()
+    assert len(chunks[0][0]) > 1 << 20  # the line is kept whole
+    assert sum(searched) < 8 * len(line)  # about 2x the line, not ~1000x
+    assert max(len(c) for c, _, _ in chunks[1:]) < 2 * 1024  # back to normal blocks after it
+
+
 def test_overlapping_special_tokens_longest_match_wins(tmp_path: Path) -> None:
     text = "ab<|endoftext|><|endoftext|>cd<|endoftext|>ef"
     counts = purebpe.count(write(tmp_path, text), SPECIALS)

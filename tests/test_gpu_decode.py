@@ -1,7 +1,9 @@
 """purebpe.gpu: batch and streaming decode on an array namespace, checked against Python.
 
-Every property runs on each backend: NumPy always, CuPy (plain and fused kernel) when it
-is installed and sees a GPU, and is skipped with the reason shown otherwise. The expected
+Every property runs on each backend and each way of copying bytes: NumPy (the shared
+``segments`` expression and NumPy's ``windows`` stores) always, CuPy (``segments`` and the
+fused kernel) when it is installed and sees a GPU, and is skipped with the reason shown
+otherwise. The expected
 values come from plain Python over the same vocab (``reference_decode``) and from the
 standard library's incremental UTF-8 decoder (``reference_stream``), never from the code
 under test.
@@ -32,6 +34,7 @@ from purebpe.gpu import (
 )
 from purebpe.gpu.decode import repeat_by_counts, repeat_by_prefix_sum
 from purebpe.gpu.stream import utf8_lead_tables
+from purebpe.gpu.table import stores_in_order
 
 numpy = pytest.importorskip("numpy")
 
@@ -39,13 +42,14 @@ CUPY_REASON = cupy_unavailable_reason()
 _NO_CUPY = pytest.mark.skipif(
     CUPY_REASON is not None, reason=f"CuPy backend not run: {CUPY_REASON}"
 )
-#: (namespace, fused kernel) pairs; every property test runs on each.
+#: (namespace, gather) pairs; every property test runs on each.
 BACKENDS = [
-    pytest.param(("numpy", False), id="numpy"),
-    pytest.param(("cupy", False), id="cupy", marks=_NO_CUPY),
-    pytest.param(("cupy", True), id="cupy-fused", marks=_NO_CUPY),
+    pytest.param(("numpy", "segments"), id="numpy"),
+    pytest.param(("numpy", "windows"), id="numpy-windows"),
+    pytest.param(("cupy", "segments"), id="cupy", marks=_NO_CUPY),
+    pytest.param(("cupy", "fused"), id="cupy-fused", marks=_NO_CUPY),
 ]
-Backend = Tuple[str, bool]
+Backend = Tuple[str, str]
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
 #: Tokens that split characters or are ill-formed UTF-8 on their own.
@@ -93,8 +97,8 @@ def reference_stream(chunks: Sequence[bytes]) -> Tuple[List[str], str]:
 
 
 def make_table(vocab: Mapping[int, bytes], backend: Backend) -> DecodeTable:
-    name, fused = backend
-    return DecodeTable.from_vocab(vocab, xp=name, fused=fused)
+    name, gather = backend
+    return DecodeTable.from_vocab(vocab, xp=name, gather=gather)
 
 
 def byte_vocab() -> Dict[int, bytes]:
@@ -103,8 +107,13 @@ def byte_vocab() -> Dict[int, bytes]:
 
 @st.composite
 def vocabs(draw: st.DrawFn) -> Dict[int, bytes]:
-    """Every byte, some awkward and random tokens, the specials; dense or scattered ids."""
-    extra = draw(st.lists(st.sampled_from(AWKWARD_TOKENS) | st.binary(max_size=6), max_size=24))
+    """Every byte, some awkward and random tokens, the specials; dense or scattered ids.
+
+    Random tokens run to 20 bytes: past one and two 8-byte windows (``gather="windows"``).
+    """
+    extra = draw(st.lists(
+        st.sampled_from(AWKWARD_TOKENS) | st.binary(max_size=6) | st.binary(max_size=20), max_size=24
+    ))
     tokens = [bytes([b]) for b in range(256)] + extra + [s.encode() for s in SPECIALS]
     if draw(st.booleans()):
         ids: Sequence[int] = range(len(tokens))
@@ -204,7 +213,7 @@ def test_real_text_round_trips(backend: Backend, trained: purebpe.BPEModel) -> N
     ]
     rows = [greedy_ids(trained.vocab, text) for text in texts]
     assert max(len(trained.vocab[i]) for row in rows for i in row) > 1  # merges are used
-    table = DecodeTable.from_tokenizer(trained, xp=backend[0], fused=backend[1])
+    table = DecodeTable.from_tokenizer(trained, xp=backend[0], gather=backend[1])
     assert decode_batch(table, rows) == texts
 
 
@@ -274,7 +283,7 @@ def test_decode_batch_equals_tokenizer_decode(backend: Backend, trained: purebpe
     rows = [tok.encode(text) for text in texts]
     rng = numpy.random.default_rng(2)
     rows += [rng.integers(0, tok.vocab_size, n).tolist() for n in (0, 1, 7, 300)]
-    table = DecodeTable.from_tokenizer(tok, xp=backend[0], fused=backend[1])
+    table = DecodeTable.from_tokenizer(tok, xp=backend[0], gather=backend[1])
     got = decode_batch(table, rows)
     assert got == [tok.decode(row) for row in rows]
     assert got[: len(texts)] == texts
@@ -289,7 +298,7 @@ def test_gpt2_files_decode_to_raw_bytes(backend: Backend, tmp_path: Any) -> None
     (tmp_path / "vocab.json").write_text(json.dumps(vocab_json), encoding="utf-8")
     (tmp_path / "merges.txt").write_text("#version: 0.2\nð Ł\n", encoding="utf-8")
     tok = purebpe.Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
-    table = DecodeTable.from_tokenizer(tok, xp=backend[0], fused=backend[1])
+    table = DecodeTable.from_tokenizer(tok, xp=backend[0], gather=backend[1])
     rows = [[0xF0, 0x9F, 0x98, 0x80], [256, 0x98, 0x80, 257], [0xF0]]
     assert decode_batch(table, rows) == ["😀", "😀<|endoftext|>", "\ufffd"]
     assert decode_batch(table, rows) == [tok.decode(row) for row in rows]
@@ -311,8 +320,8 @@ def test_bad_ids_and_shapes_raise(backend: Backend) -> None:
         ([[0, 1], [3, 4]], r"flat_ids\[3\] = 4"),
         ([[0, -1]], r"flat_ids\[1\] = -1"),
         ([[0, 2]], r"flat_ids\[1\] = 2 is not in the vocab"),
-        ([[0.5]], "integers"),
-        ([[2**70]], "integers"),
+        ([[0.5]], r"ids\[0\] must hold integers"),
+        ([[1], (0, 2**70)], r"ids\[1\] must hold integers within int64"),
         ([5], "sequence of ids"),
         (xp.asarray([0, 1]), "2-D"),
         (xp.asarray([[0.0, 1.0]]), "integers"),
@@ -351,12 +360,35 @@ def test_bad_vocabs_and_namespaces_raise() -> None:
         DecodeTable.from_tokenizer(object())
     with pytest.raises(PureBPEError, match="unknown array namespace"):
         DecodeTable.from_vocab({0: b"a"}, xp="torch")
-    with pytest.raises(PureBPEError, match="fused=True needs xp=cupy"):
-        DecodeTable.from_vocab({0: b"a"}, fused=True)
+    with pytest.raises(PureBPEError, match="gather='fused' needs xp=cupy"):
+        DecodeTable.from_vocab({0: b"a"}, gather="fused")
+    with pytest.raises(PureBPEError, match="gather must be one of"):
+        DecodeTable.from_vocab({0: b"a"}, gather="fast")
     empty = DecodeTable.from_vocab({})
     assert decode_batch(empty, [[], []]) == ["", ""]
     with pytest.raises(PureBPEError, match="not in the vocab"):
         decode_batch(empty, [[0]])
+
+
+def test_numpy_uses_in_order_window_stores_when_numpy_stores_in_order() -> None:
+    assert stores_in_order()  # the NumPy this runs on; "auto" would fall back otherwise
+    assert DecodeTable.from_vocab(byte_vocab()).gather == "windows"
+    assert DecodeTable.from_vocab(byte_vocab(), gather="segments").windows is None
+
+
+def test_windows_of_long_tokens_and_zero_length_padding() -> None:
+    """Tokens of 0..25 bytes next to each other, with padding between: every spill covered."""
+    tokens = [bytes(range(65, 65 + n)) for n in range(26)]
+    vocab = {i: t for i, t in enumerate(tokens)}
+    ids = list(range(26)) + list(range(25, -1, -1)) + [25, 0, 17, 1, 9, 8, 16, 24, 7]
+    grid = numpy.asarray([ids, ids[::-1]], dtype=numpy.int64)
+    expected = [reference_decode(vocab, row.tolist()) for row in grid]
+    for gather in ("segments", "windows"):
+        table = DecodeTable.from_vocab(vocab, gather=gather)
+        assert decode_batch(table, grid) == expected
+        assert decode_batch(table, grid, numpy.asarray([len(ids), 3])) == [
+            expected[0], reference_decode(vocab, ids[::-1][:3])
+        ]
 
 
 def _run_without(modules: Sequence[str], code: str) -> str:
@@ -453,6 +485,36 @@ def test_stream_of_token_ids_concatenates_to_one_shot_decode(backend: Backend, d
         assert emitted[r] + text == reference_decode(vocab, all_ids)
     chunks = [[b"".join(vocab[i] for i in step[r]) for step in steps] for r in range(batch)]
     _check_stream(stream, steps, chunks)  # the same stream again, step by step
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=40)
+@given(data=st.data())
+def test_flushing_some_rows_starts_just_those_afresh(backend: Backend, data: Any) -> None:
+    """A serving loop: finished rows are flushed and get new requests, the others go on.
+
+    Each row's requests are decoded independently; every request's text is its one-shot
+    decode, however its ids were spread over steps and whatever the other rows did.
+    """
+    vocab = data.draw(vocabs())
+    batch = data.draw(st.integers(1, 4))
+    ids = st.lists(st.sampled_from(sorted(vocab)), max_size=3)
+    stream = BatchDecodeStream(make_table(vocab, backend), batch)
+    current: List[List[int]] = [[] for _ in range(batch)]  # ids of each row's open request
+    emitted = [""] * batch
+    for _ in range(data.draw(st.integers(1, 8))):
+        step = [data.draw(ids) for _ in range(batch)]
+        for r, text in enumerate(stream.step(step)):
+            current[r] += step[r]
+            emitted[r] += text
+        finished = data.draw(st.lists(st.integers(0, batch - 1), unique=True))
+        for r, tail in zip(finished, stream.flush(finished)):
+            assert emitted[r] + tail == reference_decode(vocab, current[r])
+            current[r], emitted[r] = [], ""
+    for r, tail in enumerate(stream.flush()):
+        assert emitted[r] + tail == reference_decode(vocab, current[r])
+    with pytest.raises(PureBPEError, match=f"row indices in 0..{batch - 1}"):
+        stream.flush([batch])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -3,16 +3,31 @@
 Every input form becomes *segments*: a flat array of ids, which of them count (padding does
 not), and ``item_offsets``, where each row's ids start. Then, in the table's namespace:
 
-1. gather each id's ``lengths`` and ``offsets`` (two small gathers, one per id);
+1. gather each id's ``lengths`` (and ``offsets``): one small gather per id;
 2. an inclusive prefix sum of the lengths gives every segment's place in the output, and
    the same sum read at ``item_offsets`` gives every row's byte offsets;
-3. one gather of all output bytes: output byte ``j`` of a segment that starts at output
-   ``o`` and source ``s`` reads ``source[j + (s - o)]``; the shift ``s - o`` is constant
-   within a segment, so it is repeated over the segment (``numpy.repeat`` on the CPU; a
-   scatter and a prefix sum under CuPy, whose ``repeat`` cannot take an array of counts;
-   the tests check that both give the same on NumPy). Under CuPy, ``fused=True`` replaces
-   this step by one CUDA kernel, one thread per segment copying its bytes
-   (``_FUSED_SOURCE``); same result.
+3. copy every segment's bytes to its place, one of three ways (``table.gather``), all
+   with the same result, which the tests check on every input:
+
+   ``segments`` (the reference; NumPy and CuPy run the same expression)
+       one gather of all output bytes: output byte ``j`` of a segment that starts at
+       output ``o`` and source ``s`` reads ``source[j + (s - o)]``; the shift ``s - o`` is
+       constant within a segment, so it is repeated over the segment (``numpy.repeat``
+       on the CPU; a scatter and a prefix sum under CuPy, whose ``repeat`` cannot take an
+       array of counts).
+   ``windows`` (NumPy, the default there: 2-3x faster)
+       the output is viewed as overlapping ``uint64`` windows, one starting at every
+       byte, and each token's first 8 bytes (zero-padded, :class:`TokenWindows`) are
+       stored whole at its start, in one assignment. A token shorter than 8 bytes spills
+       into the next token's place, and the next token's store, which comes later,
+       overwrites the spill; so one 8-byte store per id replaces per-byte index arrays.
+       Tokens longer than 8 bytes store their remaining windows first, in one earlier
+       assignment, at ``start + 8``, ``start + 16``, ...: nothing after them in the
+       output is written before them, and what they spill is overwritten by the heads.
+       This needs NumPy to store in index order, which it does for a 1-D index but does
+       not promise: :func:`~purebpe.gpu.table.stores_in_order` checks it once.
+   ``fused`` (CuPy)
+       one CUDA kernel, one thread per segment copying its bytes (``_FUSED_SOURCE``).
 
 The bytes and row offsets then cross to the host once, and each row is decoded there with
 ``bytes.decode("utf-8", "replace")``: exactly what ``Tokenizer.decode`` does, including
@@ -31,9 +46,9 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import PureBPEError
 from .backend import Array, import_backend, is_cupy, to_numpy
-from .table import DecodeTable
+from .table import WINDOW, DecodeTable, TokenWindows
 
-#: One CUDA thread per segment copies its bytes; replaces step 3 when ``table.fused``.
+#: One CUDA thread per segment copies its bytes: step 3 when ``table.gather == "fused"``.
 _FUSED_SOURCE = r"""
 extern "C" __global__
 void purebpe_gather_segments(const unsigned char* source, const long long* seg_start,
@@ -62,11 +77,15 @@ def gather_bytes(table: DecodeTable, ids: Any, lengths: Any = None) -> Tuple[Arr
     """
     seg_ids, used, item_offsets = segments(table, ids, lengths)
     xp = table.xp
-    seg_start = table.offsets[seg_ids]
     seg_len = table.lengths[seg_ids]
     if used is not None:
         seg_len = seg_len * used
-    buffer, seg_offsets = gather_segments(xp, table.token_bytes, seg_start, seg_len, table.fused)
+    if table.windows is not None:
+        buffer, seg_offsets = store_windows(xp, table.windows, seg_ids, seg_len)
+    else:
+        buffer, seg_offsets = gather_segments(
+            xp, table.token_bytes, table.offsets[seg_ids], seg_len, table.gather == "fused"
+        )
     return buffer, seg_offsets[item_offsets]
 
 
@@ -101,6 +120,33 @@ def gather_segments(
     source_index = spread(xp, shift, seg_len, total)
     source_index += xp.arange(total, dtype=index_type)
     return source[source_index], seg_offsets
+
+
+def store_windows(
+    xp: ModuleType, windows: TokenWindows, seg_ids: Array, seg_len: Array
+) -> Tuple[Array, Array]:
+    """NumPy: the bytes of tokens ``seg_ids`` (``seg_len`` of each), by 8-byte stores.
+
+    Returns what :func:`gather_segments` returns (bytes and ``n + 1`` segment offsets);
+    the module docstring says why the overlapping stores leave exactly those bytes.
+    """
+    seg_offsets = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(seg_len, dtype=xp.int64)])
+    total = int(seg_offsets[-1])
+    starts = seg_offsets[:-1]
+    out = xp.empty(total + WINDOW, dtype=xp.uint8)  # the last store spills up to 7 bytes
+    at = xp.ndarray((total + 1,), dtype=xp.uint64, buffer=out, strides=(1,))  # window at byte i
+    long = xp.flatnonzero(seg_len > WINDOW)  # padding has length 0, whatever its id
+    if long.size:
+        long_ids = seg_ids[long]
+        count = windows.tail_count[long_ids]
+        # Tail window w of a long token: stored at start + 8 * (w + 1) from tails[first + w].
+        run_starts = xp.cumsum(count) - count
+        within = xp.arange(int(count.sum())) - xp.repeat(run_starts, count)
+        at[xp.repeat(starts[long] + WINDOW, count) + WINDOW * within] = windows.tails[
+            xp.repeat(windows.tail_first[long_ids], count) + within
+        ]
+    at[starts] = windows.heads[seg_ids]
+    return out[:total], seg_offsets
 
 
 def repeat_by_counts(xp: ModuleType, values: Array, counts: Array, total: int) -> Array:
@@ -186,9 +232,9 @@ def segments(
         return _ragged(table, flat, row_offsets)
     if isinstance(ids, list):
         _no_lengths(lengths, "a list of rows")
-        flat_list, offsets_list = flatten_rows(ids)
+        flat, offsets = flatten_rows(ids)
         numpy = import_backend("numpy")
-        return _ragged(table, host_ids(flat_list), numpy.asarray(offsets_list, dtype=numpy.int64))
+        return _ragged(table, flat, numpy.asarray(offsets, dtype=numpy.int64))
     array = host_or_device(table, ids, "ids")
     if array.ndim != 2:
         raise PureBPEError(
@@ -243,27 +289,32 @@ def _used_mask(table: DecodeTable, lengths: Any, rows: int, cols: int) -> Array:
     return xp.arange(cols)[None, :] < array[:, None]
 
 
-def flatten_rows(rows: Sequence[Any]) -> Tuple[List[int], List[int]]:
-    """A list of id sequences as one flat list and ``len(rows) + 1`` offsets (plain Python)."""
-    flat: List[int] = []
+def flatten_rows(rows: Sequence[Any]) -> Tuple[Array, List[int]]:
+    """A list of id sequences as one flat host ``int64`` array and ``len(rows) + 1`` offsets.
+
+    Built in an ``array('q')`` row by row: the cheapest way from Python ints to an array
+    on both interpreters (``numpy.asarray`` of a list is 15x slower on PyPy), and as strict:
+    non-integers and values outside int64 raise.
+    """
+    flat = array("q")
     offsets = [0]
     for r, row in enumerate(rows):
         try:
-            flat.extend(row)
+            values = row if isinstance(row, list) else list(row)
         except TypeError:
             raise PureBPEError(f"ids[{r}] must be a sequence of ids, not {type(row).__name__}") from None
+        try:
+            flat.fromlist(values)
+        except (OverflowError, TypeError) as exc:
+            raise PureBPEError(f"ids[{r}] must hold integers within int64 ({exc})") from None
         offsets.append(len(flat))
-    return flat, offsets
+    return host_ids(flat), offsets
 
 
-def host_ids(flat: List[int]) -> Array:
-    """A list of ids as a host int64 array; non-integers and huge values raise."""
+def host_ids(flat: "array[int]") -> Array:
+    """An ``array('q')`` of ids as a host ``int64`` array, sharing its memory."""
     numpy = import_backend("numpy")
-    try:
-        # Through array('q'): far cheaper than numpy.asarray(list) on PyPy, and as strict.
-        return numpy.frombuffer(array("q", flat), dtype=numpy.int64)
-    except (OverflowError, TypeError) as exc:
-        raise PureBPEError(f"ids must be integers within int64 ({exc})") from None
+    return numpy.frombuffer(flat, dtype=numpy.int64)
 
 
 def host_or_device(table: DecodeTable, value: Any, name: str) -> Array:

@@ -31,6 +31,7 @@ decode per row on the host.
 from __future__ import annotations
 
 import operator
+from array import array
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import PureBPEError
@@ -100,7 +101,8 @@ class BatchDecodeStream:
     """Incremental decoding of ``batch_size`` rows, one generation step at a time.
 
     ``step(new_ids)`` returns, per row, the text its new ids complete; ``flush()`` returns
-    what is still held (as U+FFFD) and starts the stream afresh.
+    what is still held (as U+FFFD) and starts the stream afresh; ``flush(rows)`` does that
+    for some rows only.
     """
 
     def __init__(self, table: DecodeTable, batch_size: int) -> None:
@@ -137,7 +139,7 @@ class BatchDecodeStream:
         seg_len = xp.concatenate([self._held_len[:, None], token_len], axis=1)
         self._source[table.num_bytes :] = self._held.reshape(-1)
         buffer, seg_offsets = gather_segments(
-            xp, self._source, seg_start.reshape(-1), seg_len.reshape(-1), table.fused
+            xp, self._source, seg_start.reshape(-1), seg_len.reshape(-1), table.gather == "fused"
         )
         row_offsets = seg_offsets[xp.arange(rows + 1, dtype=xp.int64) * (width + 1)]
         tail = last_bytes(xp, buffer, row_offsets)
@@ -156,13 +158,30 @@ class BatchDecodeStream:
         held, (lengths,) = to_host(self.table.xp, self._held.reshape(-1), self._held_len)
         return [held[MAX_HELD * (r + 1) - n : MAX_HELD * (r + 1)] for r, n in enumerate(lengths)]
 
-    def flush(self) -> List[str]:
-        """What each row still holds, decoded with U+FFFD; the stream then starts afresh."""
-        texts = [held.decode("utf-8", "replace") for held in self.pending()]
+    def flush(self, rows: Optional[Sequence[int]] = None) -> List[str]:
+        """What rows still hold, decoded with U+FFFD; those rows then start afresh.
+
+        ``rows=None`` flushes every row (the end of a batch); a list of row indices flushes
+        only those, in that order, as when a serving loop hands a finished row's slot to a
+        new request while the other rows go on.
+        """
         xp = self.table.xp
-        self._held = xp.zeros((self.batch_size, MAX_HELD), dtype=xp.uint8)
-        self._held_len = xp.zeros(self.batch_size, dtype=xp.int64)
-        return texts
+        held = self.pending()
+        if rows is None:
+            self._held = xp.zeros((self.batch_size, MAX_HELD), dtype=xp.uint8)
+            self._held_len = xp.zeros(self.batch_size, dtype=xp.int64)
+            return [h.decode("utf-8", "replace") for h in held]
+        chosen = []
+        for row in rows:
+            if isinstance(row, bool) or not isinstance(row, int) or not 0 <= row < self.batch_size:
+                raise PureBPEError(f"rows to flush must be row indices in 0..{self.batch_size - 1}, "
+                                   f"not {row!r}")
+            chosen.append(row)
+        if chosen:
+            index = xp.asarray(chosen, dtype=xp.int64)
+            self._held[index] = 0
+            self._held_len[index] = 0
+        return [held[row].decode("utf-8", "replace") for row in chosen]
 
     def _grid(self, new_ids: Any) -> Tuple[Array, Optional[Array]]:
         """``new_ids`` as a ``(rows, width)`` id array on the device and its used mask."""
@@ -202,10 +221,12 @@ class BatchDecodeStream:
         width = max(len(row) for row in rows)
         numpy = import_backend("numpy")
         counts = numpy.asarray([len(row) for row in rows], dtype=numpy.int64)
-        padded: List[int] = []
-        for row in rows:
-            padded.extend(row)
-            padded.extend([0] * (width - len(row)))
+        padded = array("q")
+        for r, row in enumerate(rows):
+            try:
+                padded.fromlist(row + [0] * (width - len(row)))
+            except OverflowError as exc:
+                raise PureBPEError(f"new_ids[{r}] must hold integers within int64 ({exc})") from None
         grid = host_ids(padded).reshape(self.batch_size, width)
         if bool((counts == width).all()):
             return grid, None

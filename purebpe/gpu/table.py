@@ -12,13 +12,16 @@ vocab read from GPT-2-style files has already been mapped back from the byte-to-
 alphabet by its loader (``"ð"`` is the byte 0xF0), so decoding never sees the mapped
 characters. A vocab whose values are ``str`` is refused rather than guessed at.
 
+On NumPy the table also keeps every token as 8-byte *windows* (:class:`TokenWindows`),
+for the CPU's faster way to copy bytes (``gather="windows"``, see :mod:`purebpe.gpu.decode`).
+
 It also checks ids (:meth:`DecodeTable.check_ids`) so that bad input fails with a
 ``PureBPEError`` before any gathering starts.
 """
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Sequence
 
 import attr
 
@@ -28,6 +31,52 @@ from .backend import Array, Namespace, import_backend, is_cupy, resolve_namespac
 # Ids index int64 arrays on the device; a vocab this large is a mistake, not a tokenizer.
 MAX_ID = 2**31 - 1
 
+#: How the bytes of the ids are copied out of the table (:mod:`purebpe.gpu.decode`):
+#: ``segments`` is the one array expression both backends run (the reference),
+#: ``windows`` NumPy's in-order 8-byte stores, ``fused`` one CUDA kernel under CuPy.
+GATHERS = ("auto", "segments", "windows", "fused")
+
+#: Bytes per window: one ``uint64`` store.
+WINDOW = 8
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True, eq=False)
+class TokenWindows:
+    """Every token as whole 8-byte windows (NumPy ``uint64``), zero-padded.
+
+    ``heads[i]`` is token ``i``'s first 8 bytes; a longer token's remaining bytes are
+    ``tail_count[i]`` windows from ``tails[tail_first[i]]`` on.
+    """
+
+    heads: Any
+    tails: Any
+    tail_first: Any
+    tail_count: Any
+
+    @classmethod
+    def from_tokens(cls, tokens: Sequence[bytes]) -> "TokenWindows":
+        """The windows of ``tokens[i]`` for every id ``i`` (missing ids: ``b""``)."""
+        numpy = import_backend("numpy")
+        heads: List[bytes] = []
+        tails: List[bytes] = [bytes(WINDOW)]  # never read: keeps the array non-empty
+        tail_windows = 1
+        tail_first = [0] * len(tokens)
+        tail_count = [0] * len(tokens)
+        for tid, token in enumerate(tokens):
+            heads.append(token[:WINDOW].ljust(WINDOW, b"\0"))
+            rest = token[WINDOW:]
+            if rest:
+                count = -(-len(rest) // WINDOW)
+                tail_first[tid], tail_count[tid] = tail_windows, count
+                tails.append(rest.ljust(count * WINDOW, b"\0"))
+                tail_windows += count
+        return cls(
+            heads=numpy.frombuffer(b"".join(heads), dtype=numpy.uint64),
+            tails=numpy.frombuffer(b"".join(tails), dtype=numpy.uint64),
+            tail_first=numpy.asarray(tail_first, dtype=numpy.int64),
+            tail_count=numpy.asarray(tail_count, dtype=numpy.int64),
+        )
+
 
 @attr.s(frozen=True, slots=True, auto_attribs=True, eq=False)  # arrays: identity, not ==
 class DecodeTable:
@@ -35,8 +84,9 @@ class DecodeTable:
 
     ``xp`` is the array module the arrays live in (NumPy or CuPy). ``vocab_size`` is one
     more than the highest id; ``known`` (on ``xp``) and ``known_host`` (NumPy) mark which
-    ids below it exist, or are ``None`` when all do (the usual, dense case). ``fused``
-    selects the single-kernel CUDA gather under CuPy (see :mod:`purebpe.gpu.decode`).
+    ids below it exist, or are ``None`` when all do (the usual, dense case). ``gather``
+    says how bytes are copied (one of ``GATHERS`` but ``auto``); ``windows`` holds the
+    8-byte windows that ``gather="windows"`` stores, else ``None``.
     """
 
     xp: ModuleType
@@ -46,22 +96,23 @@ class DecodeTable:
     vocab_size: int
     known: Optional[Array] = None
     known_host: Optional[Any] = None
-    fused: bool = False
+    gather: str = "segments"
+    windows: Optional[TokenWindows] = None
 
     @classmethod
     def from_vocab(
-        cls, vocab: Mapping[int, bytes], xp: Namespace = None, *, fused: bool = False
+        cls, vocab: Mapping[int, bytes], xp: Namespace = None, *, gather: str = "auto"
     ) -> "DecodeTable":
         """The table of ``vocab`` (``{id: raw token bytes}``) on ``xp`` (default NumPy).
 
-        ``xp`` is ``numpy``, ``cupy`` (or their names). ``fused=True`` uses one CUDA kernel
-        for the byte gather under CuPy instead of the array expression (same result).
+        ``xp`` is ``numpy``, ``cupy`` (or their names). ``gather`` picks how bytes are
+        copied, all with the same result: ``"auto"`` (``windows`` on NumPy, ``segments``
+        on CuPy), ``"segments"``, ``"windows"`` (NumPy only) or ``"fused"`` (CuPy only).
         """
         if not isinstance(vocab, Mapping):
             raise PureBPEError(f"vocab must be a mapping of ids to bytes, not {type(vocab).__name__}")
         module = resolve_namespace(xp)
-        if fused and not is_cupy(module):
-            raise PureBPEError("fused=True needs xp=cupy (the fused gather is a CUDA kernel)")
+        gather = _resolve_gather(gather, module)
         numpy = import_backend("numpy")
         ids = sorted(_check_entry(tid, token) for tid, token in vocab.items())
         vocab_size = ids[-1] + 1 if ids else 0
@@ -85,12 +136,15 @@ class DecodeTable:
             vocab_size=vocab_size,
             known=None if known_host is None else module.asarray(known_host),
             known_host=known_host,
-            fused=fused,
+            gather=gather,
+            windows=None if gather != "windows" else TokenWindows.from_tokens(
+                [bytes(vocab.get(tid, b"")) for tid in range(vocab_size)]
+            ),
         )
 
     @classmethod
     def from_tokenizer(
-        cls, tokenizer: Any, xp: Namespace = None, *, fused: bool = False
+        cls, tokenizer: Any, xp: Namespace = None, *, gather: str = "auto"
     ) -> "DecodeTable":
         """The table of anything with a ``.vocab`` mapping ids to bytes.
 
@@ -102,7 +156,7 @@ class DecodeTable:
                 f"{type(tokenizer).__name__} has no .vocab mapping ids to bytes; "
                 "pass a purebpe.Tokenizer, a purebpe.BPEModel or use DecodeTable.from_vocab"
             )
-        return cls.from_vocab(vocab, xp, fused=fused)
+        return cls.from_vocab(vocab, xp, gather=gather)
 
     @property
     def num_bytes(self) -> int:
@@ -144,6 +198,43 @@ class DecodeTable:
             f"{name}[{shown}] = {value} is not in the vocab "
             f"({self.vocab_size} ids{'' if self.known is None else ', some missing'})"
         )
+
+
+def _resolve_gather(gather: str, xp: ModuleType) -> str:
+    """``gather`` checked against ``xp``, with ``"auto"`` made concrete."""
+    if gather not in GATHERS:
+        raise PureBPEError(f"gather must be one of {', '.join(GATHERS)}, not {gather!r}")
+    on_cupy = is_cupy(xp)
+    if gather == "fused" and not on_cupy:
+        raise PureBPEError("gather='fused' needs xp=cupy (the fused gather is a CUDA kernel)")
+    if gather == "windows" and on_cupy:
+        raise PureBPEError("gather='windows' needs xp=numpy (it relies on in-order stores)")
+    if gather == "auto":
+        return "segments" if on_cupy or not stores_in_order() else "windows"
+    return gather
+
+
+_IN_ORDER: List[bool] = []
+
+
+def stores_in_order() -> bool:
+    """Whether NumPy's ``a[index] = values`` writes overlapping windows in index order.
+
+    ``gather="windows"`` relies on it; NumPy has always done so for a 1-D integer index,
+    but does not promise it, so ``"auto"`` checks once per process and otherwise falls
+    back to ``"segments"``.
+    """
+    if not _IN_ORDER:
+        numpy = import_backend("numpy")
+        # Window k is 8 copies of byte k % 251 + 1; each overwrites 7 bytes of the one before,
+        # so in order, byte k of the result is window k's. Long enough to cross NumPy's buffers.
+        n = 20_000
+        marks = (numpy.arange(n) % 251 + 1).astype(numpy.uint8)
+        out = numpy.zeros(n + WINDOW - 1, dtype=numpy.uint8)
+        windows = numpy.ndarray((n,), dtype=numpy.uint64, buffer=out, strides=(1,))
+        windows[numpy.arange(n)] = numpy.repeat(marks, WINDOW).view(numpy.uint64)
+        _IN_ORDER.append(bool((out[:n] == marks).all()))
+    return _IN_ORDER[0]
 
 
 def _check_entry(tid: Any, token: Any) -> int:
