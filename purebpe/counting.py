@@ -137,16 +137,19 @@ class ChunkCutter:
       rest of the run is one token, exactly as at the end of a text. So both halves
       pre-tokenize as they would together.
 
-    A pre-tokenizer cut is only taken where no special-token match spans it.
+    A pre-tokenizer cut is only taken where no special-token match spans it. Every cut stays
+    at least ``reserve`` bytes before the end of the buffer (and as far as the longest
+    special token), so a string of that length that starts before the cut ends inside the
+    buffer: a caller can look for it in the whole buffer before cutting.
     """
 
-    def __init__(self, special_tokens: Sequence[str], pretokenizer: str) -> None:
+    def __init__(self, special_tokens: Sequence[str], pretokenizer: str, reserve: int = 0) -> None:
         self.pretokenizer = pretokenizer
         encoded = sorted({t.encode("utf-8") for t in special_tokens}, key=lambda t: (-len(t), t))
         self.special: Optional[Pattern[bytes]] = (
             re.compile(b"|".join(re.escape(t) for t in encoded)) if encoded else None
         )
-        self.longest_special = len(encoded[0]) if encoded else 0
+        self.longest_special = max(len(encoded[0]) if encoded else 0, reserve)
 
     def cut(self, buf: bytes) -> int:
         """The last safe cut in ``buf`` (``0 < cut < len(buf)``), or -1 if there is none."""

@@ -53,6 +53,10 @@ __all__ = ["AllowedSpecial", "CACHE_SIZE", "PIECE_BYTES", "STREAM_CHARS", "Token
 #: ``"all"`` or the set of special tokens to treat as special (the rest are plain text).
 AllowedSpecial = Union[str, AbstractSet[str]]
 
+#: What a call refuses: the pattern of its allowed and forbidden special tokens, and the
+#: forbidden ones.
+Forbidden = Tuple[Pattern[str], AbstractSet[str]]
+
 #: Words kept in the cache before it is cleared.
 CACHE_SIZE = 1 << 17
 #: Characters :meth:`Tokenizer.encode_iterable` gathers before it looks for a place to cut.
@@ -204,17 +208,27 @@ class Tokenizer:
     # ----------------------------------------------------------------------------------
     # Encoding
     # ----------------------------------------------------------------------------------
-    def encode(self, text: str, allowed_special: AllowedSpecial = "all") -> List[int]:
+    def encode(
+        self,
+        text: str,
+        allowed_special: AllowedSpecial = "all",
+        disallowed_special: AllowedSpecial = (),
+    ) -> List[int]:
         """The token ids of ``text``.
 
         Special tokens in ``allowed_special`` (``"all"`` by default; a set names some,
-        ``set()`` none) are encoded as their single ids; others are plain text. Lone
-        surrogates are replaced by U+FFFD first, as tiktoken does (a high surrogate
-        followed by a low one becomes the character they encode).
+        ``set()`` none) are encoded as their single ids; others are plain text, unless
+        they are in ``disallowed_special`` (none by default; ``"all"`` means every special
+        token not allowed, as in tiktoken), whose appearance in ``text`` raises
+        ``PureBPEError``. Lone surrogates are replaced by U+FFFD first, as tiktoken does (a
+        high surrogate followed by a low one becomes the character they encode).
         """
         pattern = self._pattern(allowed_special)
+        forbidden = self._forbidden(allowed_special, disallowed_special)
+        text = _clean_text(text)
+        _refuse_disallowed(text, forbidden, "text")
         ids: List[int] = []
-        self._encode_into(_clean_text(text), pattern, ids)
+        self._encode_into(text, pattern, ids)
         return ids
 
     def encode_ordinary(self, text: str) -> List[int]:
@@ -222,19 +236,28 @@ class Tokenizer:
         return self.encode(text, allowed_special=frozenset())
 
     def encode_batch(
-        self, texts: Iterable[str], allowed_special: AllowedSpecial = "all"
+        self,
+        texts: Iterable[str],
+        allowed_special: AllowedSpecial = "all",
+        disallowed_special: AllowedSpecial = (),
     ) -> List[List[int]]:
         """:meth:`encode` of each text, in order."""
         pattern = self._pattern(allowed_special)
+        forbidden = self._forbidden(allowed_special, disallowed_special)
         batch: List[List[int]] = []
-        for text in texts:
+        for index, text in enumerate(texts):
+            text = _clean_text(text)
+            _refuse_disallowed(text, forbidden, f"texts[{index}]")
             ids: List[int] = []
-            self._encode_into(_clean_text(text), pattern, ids)
+            self._encode_into(text, pattern, ids)
             batch.append(ids)
         return batch
 
     def encode_iterable(
-        self, texts: Iterable[str], allowed_special: AllowedSpecial = "all"
+        self,
+        texts: Iterable[str],
+        allowed_special: AllowedSpecial = "all",
+        disallowed_special: AllowedSpecial = (),
     ) -> Iterator[int]:
         """The ids of the concatenation of ``texts`` (e.g. a file's lines), streamed.
 
@@ -243,17 +266,26 @@ class Tokenizer:
         before a special token, or before a space or newline that precedes a
         non-space), so the ids equal ``encode("".join(texts))`` while memory stays flat.
         A stretch of text with no such place (one enormous word) is held until it ends.
+        A disallowed special token raises when the stream reaches it, even if it arrives
+        split across items.
         """
         pattern = self._pattern(allowed_special)
         allowed = self._allowed(allowed_special)
-        cutter = ChunkCutter(sorted(allowed), self.pretokenizer)
-        return self._stream(texts, pattern, cutter)
+        forbidden = self._forbidden(allowed_special, disallowed_special)
+        longest = max((len(t.encode("utf-8")) for t in forbidden[1]), default=0) if forbidden else 0
+        cutter = ChunkCutter(sorted(allowed), self.pretokenizer, reserve=longest)
+        return self._stream(texts, pattern, cutter, forbidden)
 
     def _stream(
-        self, texts: Iterable[str], pattern: Optional[Pattern[str]], cutter: ChunkCutter
+        self,
+        texts: Iterable[str],
+        pattern: Optional[Pattern[str]],
+        cutter: ChunkCutter,
+        forbidden: Optional[Forbidden],
     ) -> Iterator[int]:
         pending: List[str] = []
         size = 0
+        done = 0  # characters of the stream already encoded: where ``pending`` starts
         threshold = STREAM_CHARS
         for index, chunk in enumerate(texts):
             if not isinstance(chunk, str):
@@ -265,19 +297,27 @@ class Tokenizer:
             text = "".join(pending)
             # A high surrogate at the end may pair with a low one in the next chunk: hold it.
             held = text[-1] if "\ud800" <= text[-1] <= "\udbff" else ""
-            data = _clean_text(text[: len(text) - len(held)]).encode("utf-8")
+            clean = _clean_text(text[: len(text) - len(held)])
+            # Cuts stay a disallowed token's length before the end: one that starts before
+            # the cut is whole in ``clean``.
+            _refuse_disallowed(clean, forbidden, "the stream", done)
+            data = clean.encode("utf-8")
             cut = cutter.cut(data)
             if cut <= 0:
                 pending, size = [data.decode("utf-8"), held], size
                 threshold = 2 * size  # look again when twice as much text has come
                 continue
             ids: List[int] = []
-            self._encode_into(data[:cut].decode("utf-8"), pattern, ids)
+            head = data[:cut].decode("utf-8")
+            self._encode_into(head, pattern, ids)
             yield from ids
+            done += len(head)
             rest = data[cut:].decode("utf-8") + held
             pending, size, threshold = [rest], len(rest), STREAM_CHARS
+        text = _clean_text("".join(pending))
+        _refuse_disallowed(text, forbidden, "the stream", done)
         ids = []
-        self._encode_into(_clean_text("".join(pending)), pattern, ids)
+        self._encode_into(text, pattern, ids)
         yield from ids
 
     def _encode_into(self, text: str, pattern: Optional[Pattern[str]], out: List[int]) -> None:
@@ -342,6 +382,46 @@ class Tokenizer:
             raise PureBPEError(f"allowed_special names {unknown[0]!r}, which is not a special token")
         return frozenset(allowed_special)
 
+    def _forbidden_set(
+        self, allowed: AbstractSet[str], disallowed_special: AllowedSpecial
+    ) -> AbstractSet[str]:
+        if disallowed_special == "all":
+            return frozenset(self.special_tokens) - allowed
+        if isinstance(disallowed_special, str) or not isinstance(
+            disallowed_special, (AbstractSet, tuple, list)
+        ):
+            raise PureBPEError(
+                "disallowed_special must be 'all' or a collection of special tokens, "
+                f"not {disallowed_special!r}"
+            )
+        forbidden = frozenset(disallowed_special)
+        unknown = sorted(forbidden - set(self.special_tokens))
+        if unknown:
+            raise PureBPEError(
+                f"disallowed_special names {unknown[0]!r}, which is not a special token"
+            )
+        both = sorted(forbidden & allowed)
+        if both:
+            raise PureBPEError(f"{both[0]!r} is both allowed and disallowed")
+        return forbidden
+
+    def _forbidden(
+        self, allowed_special: AllowedSpecial, disallowed_special: AllowedSpecial
+    ) -> Optional[Forbidden]:
+        """What :func:`_refuse_disallowed` looks for, or ``None`` when nothing is forbidden.
+
+        The pattern matches allowed and forbidden tokens alike, longest first, as the
+        split on special tokens does: a forbidden token inside a longer allowed one is not
+        there, and an allowed token inside a longer forbidden one does not hide it.
+        """
+        allowed = self._allowed(allowed_special)
+        forbidden = self._forbidden_set(allowed, disallowed_special)
+        if not forbidden:
+            return None
+        pattern = self._pattern(allowed | forbidden)
+        assert pattern is not None
+        return pattern, forbidden
+
     def _pattern(self, allowed_special: AllowedSpecial) -> Optional[Pattern[str]]:
         """The compiled special-token alternation for ``allowed_special`` (cached)."""
         allowed = self._allowed(allowed_special)
@@ -381,6 +461,21 @@ class Tokenizer:
                     f"(ids run 0..{len(table) - 1})"
                 )
         return PureBPEError("bad token id")  # pragma: no cover - callers found one
+
+
+def _refuse_disallowed(text: str, forbidden: Optional[Forbidden], where: str, start: int = 0) -> None:
+    """Raise if ``text`` (from index ``start`` of ``where`` on) holds a forbidden token."""
+    if forbidden is None:
+        return
+    pattern, tokens = forbidden
+    for found in pattern.finditer(text):
+        if found.group() in tokens:
+            raise PureBPEError(
+                f"{where} holds the special token {found.group()!r} at index "
+                f"{start + found.start()}, which disallowed_special forbids: pass it in "
+                "allowed_special to encode it as a special token, or leave it out of "
+                "disallowed_special to encode it as text"
+            )
 
 
 def _clean_text(text: object) -> str:

@@ -1,6 +1,8 @@
 """The Tokenizer: encoding, special tokens, streaming, decoding, and agreement with training."""
 from __future__ import annotations
 
+import re
+
 import json
 import random
 from pathlib import Path
@@ -121,6 +123,44 @@ def test_allowed_special_treats_the_others_as_text(tok: Tokenizer) -> None:
         tok.encode(text, allowed_special={"<nope>"})
     with pytest.raises(PureBPEError, match="allowed_special"):
         tok.encode(text, allowed_special="none")
+
+
+def test_disallowed_special_tokens_raise_naming_token_and_index(tok: Tokenizer) -> None:
+    text = f"ab {EOT2} c"
+    # As tiktoken: "all" forbids every special token that is not allowed.
+    with pytest.raises(PureBPEError, match=rf"text holds the special token '{re.escape(EOT2)}' at index 3"):
+        tok.encode(text, allowed_special=set(), disallowed_special="all")
+    # A longer forbidden token is found even where a shorter allowed one is inside it.
+    with pytest.raises(PureBPEError, match=re.escape(EOT2)):
+        tok.encode(text, allowed_special={EOT}, disallowed_special="all")
+    assert tok.encode(text, allowed_special={EOT2}, disallowed_special="all") == tok.encode(text)
+    assert tok.encode("ab c", allowed_special=set(), disallowed_special="all") == tok.encode("ab c")
+    with pytest.raises(PureBPEError, match=r"texts\[1\] holds the special token"):
+        tok.encode_batch(["x", text], allowed_special=set(), disallowed_special=[EOT2])
+    with pytest.raises(PureBPEError, match="both allowed and disallowed"):
+        tok.encode(text, disallowed_special={EOT})
+    with pytest.raises(PureBPEError, match="not a special token"):
+        tok.encode(text, allowed_special=set(), disallowed_special={"<nope>"})
+    with pytest.raises(PureBPEError, match="disallowed_special must be"):
+        tok.encode(text, allowed_special=set(), disallowed_special="none")
+
+
+@settings(max_examples=60)
+@given(any_text, st.lists(st.integers(0, 10_000), max_size=8), st.integers(1, 12))
+def test_streams_refuse_a_disallowed_token_even_split_across_items(
+    tok: Tokenizer, text: str, cuts: List[int], stream_chars: int
+) -> None:
+    bounds = sorted({c % (len(text) + 1) for c in cuts})
+    chunks = [text[a:b] for a, b in zip([0] + bounds, bounds + [len(text)])]
+    options = dict(allowed_special={EOT}, disallowed_special="all")
+    with mock.patch.object(tokenizer_module, "STREAM_CHARS", stream_chars):
+        try:
+            expected = tok.encode(text, **options)  # type: ignore[arg-type]
+        except PureBPEError as exc:
+            with pytest.raises(PureBPEError, match=re.escape(str(exc).split(" at index")[0][4:])):
+                list(tok.encode_iterable(chunks, **options))  # type: ignore[arg-type]
+        else:
+            assert list(tok.encode_iterable(chunks, **options)) == expected  # type: ignore[arg-type]
 
 
 def test_special_tokens_missing_from_the_vocab_get_new_ids() -> None:
