@@ -66,6 +66,25 @@ def plot_choice(entry: Mapping[str, Any]) -> Tuple[str, Optional[str]]:
     return label, chosen
 
 
+def row_labels(entry: Mapping[str, Any], label_column: str) -> List[str]:
+    """Each row's label; a label that several rows share gets their text columns appended
+    (``bucket (PyPy)``, ``bucket (CPython)``), so no row hides another in the plot."""
+    rows = entry["rows"]
+    labels = [str(row.get(label_column, "")) for row in rows]
+    repeated = {label for label in labels if labels.count(label) > 1}
+    if not repeated:
+        return labels
+    text_columns = [
+        c for c in entry["columns"]
+        if c != label_column and all(as_number(row.get(c)) is None for row in rows)
+    ]
+    return [
+        label + " (" + ", ".join(str(row[c]) for c in text_columns if row.get(c)) + ")"
+        if label in repeated else label
+        for label, row in zip(labels, rows)
+    ]
+
+
 def series(runs: Mapping[str, Mapping[str, Any]]) -> Tuple[List[str], Dict[str, Dict[str, float]], str, bool, str]:
     """Row labels, ``{interpreter: {label: value}}``, the value's name, whether it is a
     ratio, and the label column's name."""
@@ -80,8 +99,7 @@ def series(runs: Mapping[str, Mapping[str, Any]]) -> Tuple[List[str], Dict[str, 
             continue
         names.append(value_column)
         label_names.append(label_column)
-        for row in entry["rows"]:
-            label = str(row.get(label_column, ""))
+        for row, label in zip(entry["rows"], row_labels(entry, label_column)):
             number = as_number(row.get(value_column))
             if number is None:
                 continue
