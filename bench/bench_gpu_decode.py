@@ -13,13 +13,15 @@ ids, read by ``purebpe.Tokenizer.from_files``). The corpus is encoded with it
 ids (256 x 1024 by default). Every method decodes the same batch, and its output is
 checked against ``tok.decode``.
 
-Batch methods (tokens per second, best of ``--repeat`` after one warm-up):
+Batch methods (tokens per second, best of ``--repeat`` rounds after one warm-up; each
+round runs every method once):
 
 * Python loop: ``[tok.decode(row) for row in rows]`` with the ids as lists of ints, and
   the same from the 2-D array (``.tolist()`` first, as when ids come out of a model);
 * HF ``tokenizers`` ``Tokenizer.decode_batch`` with a GPT-2 BPE model and ByteLevel
   decoder built from the same files (CPython only; Rust, uses every core: rayon);
-* purebpe NumPy ``decode_batch`` on a 2-D ``int64`` array, and on the lists;
+* purebpe NumPy ``decode_batch`` on a 2-D ``int64`` array (the default ``gather="windows"``,
+  and ``gather="segments"``, the array expression CuPy runs), and on the lists;
 * purebpe CuPy ``decode_batch`` on a device array (array-expression gather and the fused
   kernel), when CuPy sees a GPU;
 * the host part alone: the per-row ``bytes.decode`` that every path ends with, timed on
@@ -61,14 +63,19 @@ def interpreter() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def best_seconds(run: Callable[[], object], repeat: int) -> float:
-    run()  # warm-up (PyPy's JIT, CUDA kernel compilation)
-    times = []
+def best_seconds(methods: Mapping[str, Callable[[], object]], repeat: int) -> Dict[str, float]:
+    """Each method's best time over ``repeat`` rounds; every round runs every method once,
+    so no method always runs in the wake of the same other one (allocator and cache state
+    left behind by the Python loops moved NumPy's times by up to 2x when run in blocks)."""
+    for run in methods.values():
+        run()  # warm-up (PyPy's JIT, CUDA kernel compilation)
+    best = {name: float("inf") for name in methods}
     for _ in range(repeat):
-        began = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - began)
-    return min(times)
+        for name, run in methods.items():
+            began = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - began)
+    return best
 
 
 def hf_decoder(vocab_path: str, merges_path: str) -> Optional[Any]:
@@ -88,9 +95,9 @@ def cupy_methods(vocab: Mapping[int, bytes], ids: Any) -> Dict[str, Callable[[],
 
     methods: Dict[str, Callable[[], List[str]]] = {}
     device_ids = cupy.asarray(ids)
-    for fused in (False, True):
-        table = DecodeTable.from_vocab(vocab, xp=cupy, fused=fused)
-        name = "purebpe CuPy" + (" fused kernel" if fused else "")
+    for gather in ("segments", "fused"):
+        table = DecodeTable.from_vocab(vocab, xp=cupy, gather=gather)
+        name = "purebpe CuPy" + (" fused kernel" if gather == "fused" else "")
         methods[name] = functools.partial(decode_batch, table, device_ids)
     return methods
 
@@ -132,6 +139,10 @@ def main() -> None:
     if hf is not None:
         methods["HF tokenizers decode_batch"] = lambda: hf.decode_batch(rows, skip_special_tokens=False)
     methods["purebpe NumPy (2-D array)"] = lambda: decode_batch(table, grid)
+    shared = DecodeTable.from_tokenizer(tok, gather="segments")
+    methods["purebpe NumPy, gather='segments' (2-D array; the expression CuPy runs)"] = (
+        lambda: decode_batch(shared, grid)
+    )
     methods["purebpe NumPy (lists)"] = lambda: decode_batch(table, rows)
     gpu_reason = cupy_unavailable_reason()
     if gpu_reason is None:
@@ -146,12 +157,11 @@ def main() -> None:
 
     methods["host part alone (bytes to str per row): the floor of a device path"] = host_part
 
-    seconds: Dict[str, float] = {}
     mismatches: Dict[str, int] = {}
     for name, run in methods.items():
         got = run()
         mismatches[name] = sum(a != b for a, b in zip(got, expected)) + abs(len(got) - len(expected))
-        seconds[name] = best_seconds(run, args.repeat)
+    seconds = best_seconds(methods, args.repeat)
 
     print(f"Batch decode, {interpreter()} on {platform.machine()}, {os.cpu_count()} cores; "
           f"{args.rows} x {args.width} GPT-2 ids from {os.path.basename(corpus)} "

@@ -107,7 +107,7 @@ def gather_segments(
     Returns the bytes and ``seg_offsets`` (``n + 1`` values: where each segment starts in
     them, then the total). Zero-length segments are allowed.
     """
-    seg_offsets = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(seg_len, dtype=xp.int64)])
+    seg_offsets = exclusive_offsets(xp, seg_len)
     total = int(seg_offsets[-1])
     if total == 0:
         return xp.zeros(0, dtype=xp.uint8), seg_offsets
@@ -122,6 +122,18 @@ def gather_segments(
     return source[source_index], seg_offsets
 
 
+def exclusive_offsets(xp: ModuleType, lengths: Array) -> Array:
+    """``[0, l0, l0 + l1, ...]``: where each of ``lengths`` starts, then the total (int64).
+
+    The prefix sum is written straight after the 0, with no concatenation: each copy of a
+    per-id array is one more large temporary, and large temporaries page-fault afresh.
+    """
+    offsets = xp.empty(int(lengths.shape[0]) + 1, dtype=xp.int64)
+    offsets[0] = 0
+    xp.cumsum(lengths, dtype=xp.int64, out=offsets[1:])
+    return offsets
+
+
 def store_windows(
     xp: ModuleType, windows: TokenWindows, seg_ids: Array, seg_len: Array
 ) -> Tuple[Array, Array]:
@@ -130,7 +142,7 @@ def store_windows(
     Returns what :func:`gather_segments` returns (bytes and ``n + 1`` segment offsets);
     the module docstring says why the overlapping stores leave exactly those bytes.
     """
-    seg_offsets = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(seg_len, dtype=xp.int64)])
+    seg_offsets = exclusive_offsets(xp, seg_len)
     total = int(seg_offsets[-1])
     starts = seg_offsets[:-1]
     out = xp.empty(total + WINDOW, dtype=xp.uint8)  # the last store spills up to 7 bytes
