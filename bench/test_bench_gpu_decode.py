@@ -70,20 +70,21 @@ def test_hf_tokenizers_decode_batch(benchmark: Any, batch: Batch) -> None:
 
 
 @pytest.mark.benchmark(group="decode 256x1024")
-def test_purebpe_numpy(benchmark: Any, batch: Batch) -> None:
+@pytest.mark.parametrize("gather", ["windows", "segments"])
+def test_purebpe_numpy(benchmark: Any, batch: Batch, gather: str) -> None:
     tok, _, grid, expected = batch
-    table = DecodeTable.from_tokenizer(tok)
+    table = DecodeTable.from_tokenizer(tok, gather=gather)
     _measure(benchmark, lambda: decode_batch(table, grid), expected)
 
 
 @pytest.mark.benchmark(group="decode 256x1024")
-@pytest.mark.parametrize("fused", [False, True], ids=["array", "fused"])
+@pytest.mark.parametrize("gather", ["segments", "fused"])
 @needs_gpu
-def test_purebpe_cupy(benchmark: Any, batch: Batch, fused: bool) -> None:
+def test_purebpe_cupy(benchmark: Any, batch: Batch, gather: str) -> None:
     import cupy
 
     tok, _, grid, expected = batch
-    table = DecodeTable.from_tokenizer(tok, xp=cupy, fused=fused)
+    table = DecodeTable.from_tokenizer(tok, xp=cupy, gather=gather)
     device_grid = cupy.asarray(grid)
     _measure(benchmark, lambda: decode_batch(table, device_grid), expected)
 
