@@ -27,6 +27,7 @@ import operator
 from typing import (
     TYPE_CHECKING,
     AbstractSet,
+    Collection,
     Dict,
     Iterable,
     Iterator,
@@ -48,10 +49,12 @@ from .specials import check_special_tokens, special_pattern, split_keep_specials
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
 
-__all__ = ["AllowedSpecial", "CACHE_SIZE", "PIECE_BYTES", "STREAM_CHARS", "Tokenizer"]
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "CACHE_SIZE", "PIECE_BYTES", "STREAM_CHARS", "Tokenizer"]
 
 #: ``"all"`` or the set of special tokens to treat as special (the rest are plain text).
 AllowedSpecial = Union[str, AbstractSet[str]]
+#: ``"all"`` (every special token not allowed) or the special tokens whose appearance raises.
+DisallowedSpecial = Union[str, Collection[str]]
 
 #: What a call refuses: the pattern of its allowed and forbidden special tokens, and the
 #: forbidden ones.
@@ -212,7 +215,7 @@ class Tokenizer:
         self,
         text: str,
         allowed_special: AllowedSpecial = "all",
-        disallowed_special: AllowedSpecial = (),
+        disallowed_special: DisallowedSpecial = (),
     ) -> List[int]:
         """The token ids of ``text``.
 
@@ -239,7 +242,7 @@ class Tokenizer:
         self,
         texts: Iterable[str],
         allowed_special: AllowedSpecial = "all",
-        disallowed_special: AllowedSpecial = (),
+        disallowed_special: DisallowedSpecial = (),
     ) -> List[List[int]]:
         """:meth:`encode` of each text, in order."""
         pattern = self._pattern(allowed_special)
@@ -257,7 +260,7 @@ class Tokenizer:
         self,
         texts: Iterable[str],
         allowed_special: AllowedSpecial = "all",
-        disallowed_special: AllowedSpecial = (),
+        disallowed_special: DisallowedSpecial = (),
     ) -> Iterator[int]:
         """The ids of the concatenation of ``texts`` (e.g. a file's lines), streamed.
 
@@ -383,7 +386,7 @@ class Tokenizer:
         return frozenset(allowed_special)
 
     def _forbidden_set(
-        self, allowed: AbstractSet[str], disallowed_special: AllowedSpecial
+        self, allowed: AbstractSet[str], disallowed_special: DisallowedSpecial
     ) -> AbstractSet[str]:
         if disallowed_special == "all":
             return frozenset(self.special_tokens) - allowed
@@ -406,7 +409,7 @@ class Tokenizer:
         return forbidden
 
     def _forbidden(
-        self, allowed_special: AllowedSpecial, disallowed_special: AllowedSpecial
+        self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial
     ) -> Optional[Forbidden]:
         """What :func:`_refuse_disallowed` looks for, or ``None`` when nothing is forbidden.
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import collections
-import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Sequence

@@ -214,13 +214,13 @@ def to_host(xp: ModuleType, buffer: Array, *index_arrays: Array) -> Tuple[bytes,
     """
     numpy = import_backend("numpy")
     if not is_cupy(xp):
-        return buffer.tobytes(), [array.tolist() for array in index_arrays]
+        return buffer.tobytes(), [index.tolist() for index in index_arrays]
     parts = [xp.ascontiguousarray(a, dtype=xp.int64).view(xp.uint8) for a in index_arrays]
     host = to_numpy(xp, xp.concatenate(parts + [buffer]))
     lists: List[List[int]] = []
     start = 0
-    for array in index_arrays:
-        end = start + 8 * int(array.size)
+    for index in index_arrays:
+        end = start + 8 * int(index.size)
         lists.append(host[start:end].view(numpy.int64).tolist())
         start = end
     return host[start:].tobytes(), lists
