@@ -1,9 +1,9 @@
 """purebpe.gpu: batch and streaming decode on an array namespace, checked against Python.
 
 Every property runs on each backend and each way of copying bytes: NumPy (the shared
-``segments`` expression and NumPy's ``windows`` stores) always, CuPy (``segments`` and the
-fused kernel) when it is installed and sees a GPU, and is skipped with the reason shown
-otherwise. The expected
+``segments`` expression and NumPy's ``windows`` stores) and the CuPy branches of the code
+on NumPy arrays (:func:`cupy_stand_in`) always, CuPy (``segments`` and the fused kernel)
+when it is installed and sees a GPU, and is skipped with the reason shown otherwise. The expected
 values come from plain Python over the same vocab (``reference_decode``) and from the
 standard library's incremental UTF-8 decoder (``reference_stream``), never from the code
 under test.
@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+from types import ModuleType
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 import pytest
@@ -46,6 +47,7 @@ _NO_CUPY = pytest.mark.skipif(
 BACKENDS = [
     pytest.param(("numpy", "segments"), id="numpy"),
     pytest.param(("numpy", "windows"), id="numpy-windows"),
+    pytest.param(("cupy-stand-in", "segments"), id="cupy-branches-on-numpy"),
     pytest.param(("cupy", "segments"), id="cupy", marks=_NO_CUPY),
     pytest.param(("cupy", "fused"), id="cupy-fused", marks=_NO_CUPY),
 ]
@@ -96,9 +98,36 @@ def reference_stream(chunks: Sequence[bytes]) -> Tuple[List[str], str]:
     return out, decoder.decode(b"", final=True)
 
 
+def cupy_stand_in() -> ModuleType:
+    """NumPy under the name ``cupy``, refusing what CuPy refuses (``repeat`` by an array).
+
+    purebpe.gpu takes its CuPy branches for it (the scatter-and-prefix-sum repeat, the
+    result packed into one transfer, ``asnumpy``), so those run in every environment, on
+    the CPU. Only the fused kernel needs the real CuPy.
+    """
+    module = ModuleType("cupy")
+    module.__dict__.update({k: v for k, v in vars(numpy).items() if not k.startswith("__")})
+
+    def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+        if not isinstance(repeats, int):
+            raise TypeError("cupy.repeat takes an int or a list of counts, not an array")
+        return numpy.repeat(a, repeats, axis)
+
+    module.repeat = repeat  # type: ignore[attr-defined]
+    module.asnumpy = numpy.asarray  # type: ignore[attr-defined]
+    return module
+
+
+_CUPY_STAND_IN = cupy_stand_in()
+
+
+def namespace(backend: Backend) -> Any:
+    """What to pass as ``xp`` for ``backend``."""
+    return _CUPY_STAND_IN if backend[0] == "cupy-stand-in" else backend[0]
+
+
 def make_table(vocab: Mapping[int, bytes], backend: Backend) -> DecodeTable:
-    name, gather = backend
-    return DecodeTable.from_vocab(vocab, xp=name, gather=gather)
+    return DecodeTable.from_vocab(vocab, xp=namespace(backend), gather=backend[1])
 
 
 def byte_vocab() -> Dict[int, bytes]:
@@ -213,7 +242,7 @@ def test_real_text_round_trips(backend: Backend, trained: purebpe.BPEModel) -> N
     ]
     rows = [greedy_ids(trained.vocab, text) for text in texts]
     assert max(len(trained.vocab[i]) for row in rows for i in row) > 1  # merges are used
-    table = DecodeTable.from_tokenizer(trained, xp=backend[0], gather=backend[1])
+    table = DecodeTable.from_tokenizer(trained, xp=namespace(backend), gather=backend[1])
     assert decode_batch(table, rows) == texts
 
 
@@ -260,7 +289,7 @@ def test_gpt2_mapped_vocab_decodes_raw_bytes(backend: Backend) -> None:
     assert decode_batch(table, [emoji, [256, 0x80], [0xF0]]) == ["😀", "😀", "\ufffd"]
     assert decode_batch(table, [[0xC3, 0xB0]]) == ["ð"]  # the real "ð" is two bytes
     with pytest.raises(PureBPEError, match="str"):
-        DecodeTable.from_vocab({0: "ð"}, xp=backend[0])  # type: ignore[dict-item]
+        DecodeTable.from_vocab({0: "ð"}, xp=namespace(backend))  # type: ignore[dict-item]
 
 
 @given(st.lists(st.tuples(st.integers(-(2**31) + 1, 2**31 - 1), st.integers(0, 4)), max_size=30))
@@ -283,7 +312,7 @@ def test_decode_batch_equals_tokenizer_decode(backend: Backend, trained: purebpe
     rows = [tok.encode(text) for text in texts]
     rng = numpy.random.default_rng(2)
     rows += [rng.integers(0, tok.vocab_size, n).tolist() for n in (0, 1, 7, 300)]
-    table = DecodeTable.from_tokenizer(tok, xp=backend[0], gather=backend[1])
+    table = DecodeTable.from_tokenizer(tok, xp=namespace(backend), gather=backend[1])
     got = decode_batch(table, rows)
     assert got == [tok.decode(row) for row in rows]
     assert got[: len(texts)] == texts
@@ -298,7 +327,7 @@ def test_gpt2_files_decode_to_raw_bytes(backend: Backend, tmp_path: Any) -> None
     (tmp_path / "vocab.json").write_text(json.dumps(vocab_json), encoding="utf-8")
     (tmp_path / "merges.txt").write_text("#version: 0.2\nð Ł\n", encoding="utf-8")
     tok = purebpe.Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
-    table = DecodeTable.from_tokenizer(tok, xp=backend[0], gather=backend[1])
+    table = DecodeTable.from_tokenizer(tok, xp=namespace(backend), gather=backend[1])
     rows = [[0xF0, 0x9F, 0x98, 0x80], [256, 0x98, 0x80, 257], [0xF0]]
     assert decode_batch(table, rows) == ["😀", "😀<|endoftext|>", "\ufffd"]
     assert decode_batch(table, rows) == [tok.decode(row) for row in rows]
