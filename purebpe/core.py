@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import platform
+from array import array
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import attr
@@ -156,17 +157,30 @@ def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]
     return [t for t in tokens if t >= 0]
 
 
-def reverse_bytes_key(token: bytes) -> str:
-    """A string that sorts in the *reverse* order of ``token`` among all byte strings.
+#: Byte ``c`` as a key byte: ``255 - c`` (0..254) for ``c >= 1``; 0 needs a two-byte code.
+_INVERT = bytes(range(255, -1, -1))
+_ZERO_CODE = b"\xff\x00"
+#: Ends every key: greater than every byte's code, so a key ends before a longer one would.
+KEY_END = b"\xff\x01"
+
+
+def reverse_bytes_key(token: bytes) -> bytes:
+    """A ``bytes`` key that sorts in the *reverse* order of ``token`` among all byte strings.
 
     Python's ``heapq`` is a min-heap, but ties must go to the greatest bytes. Each byte ``c``
-    becomes the character ``511 - c`` (range U+0100..U+01FF) and a terminator U+0200, larger
-    than any of them, is appended, so a prefix sorts *after* its extensions
-    (``b"ab" > b"a"`` but ``key(b"ab") < key(b"a")``). Concatenating the keys of ``left`` and
-    ``right`` reverses the order of ``(left, right)`` pairs, because the terminator settles
-    every comparison before the right halves are reached unless the left halves are equal.
+    becomes one code: ``255 - c`` for ``c >= 1`` and ``FF 00`` for 0, and ``KEY_END``
+    (``FF 01``) is appended. The codes are prefix-free and ordered ``KEY_END > FF 00 > FE
+    > ... > 00``, so keys compare code by code in the reverse order of the bytes, and a
+    prefix's ``KEY_END`` sorts it *after* its extensions (``b"ab" > b"a"`` but
+    ``key(b"ab") < key(b"a")``). Concatenating the keys of ``left`` and ``right`` reverses
+    the order of ``(left, right)`` pairs, because ``KEY_END`` settles every comparison
+    before the right halves are reached unless the left halves are equal. A ``bytes`` key
+    costs half a ``str`` key of characters above U+00FF (the first form of this key):
+    trainers hold one per token.
     """
-    return "".join([chr(511 - c) for c in token]) + "\u0200"
+    if 0 in token:
+        return b"".join([_ZERO_CODE if c == 0 else _INVERT[c : c + 1] for c in token]) + KEY_END
+    return token.translate(_INVERT) + KEY_END
 
 
 def check_limits(min_frequency: int, max_token_length: Optional[int]) -> None:
@@ -185,16 +199,23 @@ class WordTable:
     occurs. A word starts as its ``bytes`` (indexing bytes gives the byte values, which are
     the ids of the byte tokens: one byte per token instead of an 8-byte list slot); trainers
     replace it by a list of ids once they merge inside it. ``token_bytes[t]`` is the byte
-    string of token ``t``; ``merges`` the merges so far, as byte pairs. Trainers rewrite
-    ``words`` in place: a table serves one training run.
+    string of token ``t``; ``merged_pairs`` the merges so far as packed id pairs (8 bytes
+    each, where a tuple of two ``bytes`` costs 64), read as byte pairs through
+    :attr:`merges`. Trainers rewrite ``words`` in place: a table serves one training run.
     """
 
     words: List[Sequence[int]]
     counts: List[int]
     token_bytes: List[bytes] = attr.Factory(lambda: [bytes([b]) for b in range(256)])
-    merges: List[Tuple[bytes, bytes]] = attr.Factory(list)
+    merged_pairs: "array[int]" = attr.Factory(lambda: array("Q"))
     min_frequency: int = 1
     max_token_length: Optional[int] = None
+
+    @property
+    def merges(self) -> List[Tuple[bytes, bytes]]:
+        """The merges so far, in order, as ``(left bytes, right bytes)`` (a new list)."""
+        tb = self.token_bytes
+        return [(tb[pair >> PAIR_SHIFT], tb[pair & PAIR_MASK]) for pair in self.merged_pairs]
 
     @classmethod
     def from_word_counts(
@@ -234,7 +255,7 @@ class WordTable:
     def add_token(self, left: int, right: int) -> int:
         """Record the merge of ``(left, right)`` and return the id of the new token."""
         self.token_bytes.append(self.token_bytes[left] + self.token_bytes[right])
-        self.merges.append((self.token_bytes[left], self.token_bytes[right]))
+        self.merged_pairs.append(left << PAIR_SHIFT | right)
         return len(self.token_bytes) - 1
 
     def pair_key(self, pair: int) -> Tuple[bytes, bytes]:

@@ -27,7 +27,7 @@ from typing import Iterator, List, Tuple
 from ..core import PAIR_MASK, PAIR_SHIFT, WordTable, reverse_bytes_key
 from .pair_index import PairIndex
 
-HeapEntry = Tuple[int, str, int]
+HeapEntry = Tuple[int, bytes, int]
 
 
 def train(table: WordTable) -> Iterator[Tuple[int, int]]:

@@ -89,7 +89,7 @@ STALE_FRACTION = 0.5
 #: Candidate pairs are listed for at most this many heavy buckets per pass over ``tokens``.
 HEAVY_BUCKETS_PER_PASS = 1024
 #: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024)...
-CELLS_PER_BUCKET = 16
+CELLS_PER_BUCKET = 32
 #: ... and at most this many: distinct pairs grow more slowly than the corpus.
 MAX_BUCKETS = 1 << 19
 #: The bucket of pair ``(x, y)`` is ``(x * HASH_MULTIPLIER + y) & mask``: odd, so distinct
@@ -104,7 +104,7 @@ MARKS = {"H": 0xFFFF, "I": 0xFFFFFFFF}
 
 if TYPE_CHECKING:
     Positions = array[int]
-HeapEntry = Tuple[int, str, str, int]
+HeapEntry = Tuple[int, bytes, bytes, int]
 
 
 def train(table: WordTable) -> Iterator[Tuple[int, int]]:
