@@ -38,6 +38,7 @@ import codecs
 import functools
 import os
 import platform
+import re
 import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -223,8 +224,9 @@ def main() -> None:
         print(f"| purebpe CuPy BatchDecodeStream | not measured: {gpu_reason} | |")
     from _results import record
 
+    corpus_name = re.sub(r"\W+", "_", os.path.splitext(os.path.basename(corpus))[0]).strip("_")
     record(
-        "bench_gpu_decode",
+        f"bench_gpu_decode_{corpus_name}",
         "\n".join(batch_table),
         title=f"Batch decode of {args.rows} x {args.width} GPT-2 ids from {os.path.basename(corpus)}",
         notes=f"Tokens per second, best of {args.repeat}; {os.cpu_count()} cores"
