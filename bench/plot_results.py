@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -127,13 +128,17 @@ def draw(benchmark: str, runs: Mapping[str, Mapping[str, Any]], target: Path) ->
         return False
     interpreters = sorted(values)
     height = 0.8 / len(interpreters)
-    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * len(labels) * max(1, len(interpreters) / 2)))
+    lines = sum(len(textwrap.wrap(label, 32)) or 1 for label in labels)
+    figure, axes = plt.subplots(
+        figsize=(9, 1.4 + 0.3 * max(lines, 1.5 * len(labels)) * max(1, len(interpreters) / 2))
+    )
     for k, interpreter in enumerate(interpreters):
         positions = [i + (k - (len(interpreters) - 1) / 2) * height for i in range(len(labels))]
         lengths = [values[interpreter].get(label, 0.0) for label in labels]
         axes.barh(positions, lengths, height=height, label=interpreter)
     axes.set_yticks(range(len(labels)))
-    axes.set_yticklabels(labels)
+    # Long labels wrapped, so that they do not squeeze the bars into a corner.
+    axes.set_yticklabels([textwrap.fill(label, 32) for label in labels], fontsize="small")
     axes.invert_yaxis()
     spec = next((entry.get("plot") for entry in runs.values() if entry.get("plot")), None) or {}
     if spec.get("log"):
@@ -142,7 +147,7 @@ def draw(benchmark: str, runs: Mapping[str, Mapping[str, Any]], target: Path) ->
         axes.axvline(1.0, color="black", linewidth=0.8)
     axes.set_xlabel(spec.get("xlabel", name))
     axes.set_ylabel(label_name)
-    axes.set_title(benchmark)
+    axes.set_title(benchmark, fontsize="medium")
     axes.legend(loc="best", fontsize="small")
     figure.tight_layout()
     target.parent.mkdir(parents=True, exist_ok=True)
