@@ -124,8 +124,12 @@ def test_counts_are_identical_for_any_number_of_processes(tmp_path: Path, proces
     text = "<|endoftext|>".join(default_corpus()[:30])
     path = write(tmp_path, text)
     one = purebpe.count(path, ["<|endoftext|>"], chunk_bytes=8192)
+    # Local workers read ranges of several chunks (here a quarter of each one's share).
     many = purebpe.count(path, ["<|endoftext|>"], processes=processes, chunk_bytes=8192)
     assert many.words == one.words
+    second = write(tmp_path, "\n".join(default_corpus()[30:40]), "more.txt")
+    both = purebpe.count([path, second], ["<|endoftext|>"], processes=processes, chunk_bytes=4096)
+    assert both.words == purebpe.count([path, second], ["<|endoftext|>"]).words
     texts = purebpe.count_from_iterator(default_corpus()[:30], processes=processes)
     assert texts.words == purebpe.count_from_iterator(default_corpus()[:30]).words
 
