@@ -35,6 +35,7 @@ from purebpe.gpu import (
 )
 from purebpe.gpu.decode import repeat_by_counts, repeat_by_prefix_sum
 from purebpe.gpu.stream import utf8_lead_tables
+import purebpe.gpu.table as gpu_table
 from purebpe.gpu.table import stores_in_order
 
 numpy = pytest.importorskip("numpy")
@@ -403,6 +404,15 @@ def test_numpy_uses_in_order_window_stores_when_numpy_stores_in_order() -> None:
     assert stores_in_order()  # the NumPy this runs on; "auto" would fall back otherwise
     assert DecodeTable.from_vocab(byte_vocab()).gather == "windows"
     assert DecodeTable.from_vocab(byte_vocab(), gather="segments").windows is None
+    with pytest.raises(PureBPEError, match="GPU stores race"):
+        DecodeTable.from_vocab(byte_vocab(), xp=_CUPY_STAND_IN, gather="windows")
+
+
+def test_a_numpy_storing_out_of_order_falls_back_to_segments(monkeypatch: Any) -> None:
+    monkeypatch.setattr(gpu_table, "_IN_ORDER", [False])
+    assert DecodeTable.from_vocab(byte_vocab()).gather == "segments"
+    with pytest.raises(PureBPEError, match="which this NumPy does not"):
+        DecodeTable.from_vocab(byte_vocab(), gather="windows")
 
 
 def test_windows_of_long_tokens_and_zero_length_padding() -> None:

@@ -5,16 +5,16 @@ number of decodes. Token ``i``'s bytes are ``token_bytes[offsets[i] : offsets[i]
 so decoding a row of ids is two small gathers (``offsets[ids]``, ``lengths[ids]``) and one
 big gather of bytes (:mod:`purebpe.gpu.decode`). Building it costs one pass over the vocab
 in Python and one host-to-device copy of about ``sum(len(token))`` bytes plus 12 bytes per
-id (``int64`` offsets, ``int32`` lengths; a 50k-token GPT-2 vocab: about 0.9 MB). NumPy
-tables also keep the 8-byte windows: 8 bytes per id plus the tails of long tokens.
+id (``int64`` offsets, ``int32`` lengths; a 50k-token GPT-2 vocab: about 0.9 MB).
 
 Token bytes are raw bytes, exactly as in ``Tokenizer.vocab`` and ``BPEModel.vocab``: a
 vocab read from GPT-2-style files has already been mapped back from the byte-to-unicode
 alphabet by its loader (``"ð"`` is the byte 0xF0), so decoding never sees the mapped
 characters. A vocab whose values are ``str`` is refused rather than guessed at.
 
-On NumPy the table also keeps every token as 8-byte *windows* (:class:`TokenWindows`),
-for the CPU's faster way to copy bytes (``gather="windows"``, see :mod:`purebpe.gpu.decode`).
+On NumPy the table also keeps every token as 8-byte *windows* (:class:`TokenWindows`: 8
+bytes per id plus the tails of longer tokens), for the CPU's faster way to copy bytes
+(``gather="windows"``, see :mod:`purebpe.gpu.decode`).
 
 It also checks ids (:meth:`DecodeTable.check_ids`) so that bad input fails with a
 ``PureBPEError`` before any gathering starts.
@@ -208,8 +208,11 @@ def _resolve_gather(gather: str, xp: ModuleType) -> str:
     on_cupy = is_cupy(xp)
     if gather == "fused" and not on_cupy:
         raise PureBPEError("gather='fused' needs xp=cupy (the fused gather is a CUDA kernel)")
-    if gather == "windows" and on_cupy:
-        raise PureBPEError("gather='windows' needs xp=numpy (it relies on in-order stores)")
+    if gather == "windows" and (on_cupy or not stores_in_order()):
+        raise PureBPEError(
+            "gather='windows' needs xp=numpy storing overlapping windows in index order"
+            + (" (GPU stores race)" if on_cupy else ", which this NumPy does not: use 'segments'")
+        )
     if gather == "auto":
         return "segments" if on_cupy or not stores_in_order() else "windows"
     return gather
