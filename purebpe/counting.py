@@ -279,7 +279,8 @@ def count_range_packed(job: RangeJob) -> PackedCounts:
         for offset, line, length in ranges:
             f.seek(offset)
             chunk = f.read(length)
-            _add_counts(totals, count_job((chunk, path, offset, line, special_tokens, pretokenizer, errors)))
+            chunk_job: Job = (chunk, path, offset, line, special_tokens, pretokenizer, errors)
+            _add_counts(totals, count_job(chunk_job))
     return pack_counts(totals)
 
 

@@ -49,7 +49,14 @@ from .specials import check_special_tokens, special_pattern, split_keep_specials
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
 
-__all__ = ["AllowedSpecial", "DisallowedSpecial", "CACHE_SIZE", "PIECE_BYTES", "STREAM_CHARS", "Tokenizer"]
+__all__ = [
+    "AllowedSpecial",
+    "DisallowedSpecial",
+    "CACHE_SIZE",
+    "PIECE_BYTES",
+    "STREAM_CHARS",
+    "Tokenizer",
+]
 
 #: ``"all"`` or the set of special tokens to treat as special (the rest are plain text).
 AllowedSpecial = Union[str, AbstractSet[str]]
@@ -388,6 +395,7 @@ class Tokenizer:
     def _forbidden_set(
         self, allowed: AbstractSet[str], disallowed_special: DisallowedSpecial
     ) -> AbstractSet[str]:
+        """The special tokens ``disallowed_special`` forbids, checked against ``allowed``."""
         if disallowed_special == "all":
             return frozenset(self.special_tokens) - allowed
         if isinstance(disallowed_special, str) or not isinstance(
@@ -466,7 +474,9 @@ class Tokenizer:
         return PureBPEError("bad token id")  # pragma: no cover - callers found one
 
 
-def _refuse_disallowed(text: str, forbidden: Optional[Forbidden], where: str, start: int = 0) -> None:
+def _refuse_disallowed(
+    text: str, forbidden: Optional[Forbidden], where: str, start: int = 0
+) -> None:
     """Raise if ``text`` (from index ``start`` of ``where`` on) holds a forbidden token."""
     if forbidden is None:
         return
