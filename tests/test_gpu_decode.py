@@ -554,6 +554,8 @@ def test_flushing_some_rows_starts_just_those_afresh(backend: Backend, data: Any
         assert emitted[r] + tail == reference_decode(vocab, current[r])
     with pytest.raises(PureBPEError, match=f"row indices in 0..{batch - 1}"):
         stream.flush([batch])
+    with pytest.raises(PureBPEError, match="row 0 appears twice"):
+        stream.flush([0, 0])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import operator
 from array import array
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from ..errors import PureBPEError
 from .backend import Array, import_backend
@@ -171,11 +171,15 @@ class BatchDecodeStream:
             self._held = xp.zeros((self.batch_size, MAX_HELD), dtype=xp.uint8)
             self._held_len = xp.zeros(self.batch_size, dtype=xp.int64)
             return [h.decode("utf-8", "replace") for h in held]
-        chosen = []
+        chosen: List[int] = []
+        seen: Set[int] = set()
         for row in rows:
             if isinstance(row, bool) or not isinstance(row, int) or not 0 <= row < self.batch_size:
                 raise PureBPEError(f"rows to flush must be row indices in 0..{self.batch_size - 1}, "
                                    f"not {row!r}")
+            if row in seen:  # its held bytes would be emitted twice
+                raise PureBPEError(f"rows to flush must be distinct: row {row} appears twice")
+            seen.add(row)
             chosen.append(row)
         if chosen:
             index = xp.asarray(chosen, dtype=xp.int64)
