@@ -215,7 +215,7 @@ class WordTable:
     def merges(self) -> List[Tuple[bytes, bytes]]:
         """The merges so far, in order, as ``(left bytes, right bytes)`` (a new list)."""
         tb = self.token_bytes
-        return [(tb[pair >> PAIR_SHIFT], tb[pair & PAIR_MASK]) for pair in self.merged_pairs]
+        return [(tb[left], tb[right]) for left, right in map(unpack_pair, self.merged_pairs)]
 
     @classmethod
     def from_word_counts(
@@ -255,7 +255,7 @@ class WordTable:
     def add_token(self, left: int, right: int) -> int:
         """Record the merge of ``(left, right)`` and return the id of the new token."""
         self.token_bytes.append(self.token_bytes[left] + self.token_bytes[right])
-        self.merged_pairs.append(left << PAIR_SHIFT | right)
+        self.merged_pairs.append(pack_pair(left, right))
         return len(self.token_bytes) - 1
 
     def pair_key(self, pair: int) -> Tuple[bytes, bytes]:

@@ -153,11 +153,12 @@ class ChunkCutter:
         self.special: Optional[Pattern[bytes]] = (
             re.compile(b"|".join(re.escape(t) for t in encoded)) if encoded else None
         )
-        self.longest_special = max(len(encoded[0]) if encoded else 0, reserve)
+        # Bytes kept after every cut: the longest special token, or more if asked.
+        self.lookahead = max(len(encoded[0]) if encoded else 0, reserve)
 
     def cut(self, buf: bytes) -> int:
         """The last safe cut in ``buf`` (``0 < cut < len(buf)``), or -1 if there is none."""
-        limit = len(buf) - self.longest_special  # matches starting later are not final yet
+        limit = len(buf) - self.lookahead  # matches starting later are not final yet
         spans: List[Tuple[int, int]] = []
         if self.special is not None:
             spans = [m.span() for m in self.special.finditer(buf) if m.start() <= limit]

@@ -425,6 +425,8 @@ class Tokenizer:
         split on special tokens does: a forbidden token inside a longer allowed one is not
         there, and an allowed token inside a longer forbidden one does not hide it.
         """
+        if type(disallowed_special) in (tuple, list, set, frozenset) and not disallowed_special:
+            return None  # the default, on every encode call: skip the validation (2.5 us)
         allowed = self._allowed(allowed_special)
         forbidden = self._forbidden_set(allowed, disallowed_special)
         if not forbidden:
