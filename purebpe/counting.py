@@ -40,7 +40,7 @@ import attr
 from ._atomic import write_bytes
 from .bytemap import decode_token, encode_token
 from .errors import InputError, PureBPEError
-from .pretokenize import PRETOKENIZERS, word_counter
+from .pretokenize import PRETOKENIZERS, Pretokenizer, word_counter
 from .progress import Bar, Progress, check_progress, progress_bar
 from .specials import check_special_tokens, special_pattern, split_on_specials
 
@@ -147,7 +147,9 @@ class ChunkCutter:
     buffer: a caller can look for it in the whole buffer before cutting.
     """
 
-    def __init__(self, special_tokens: Sequence[str], pretokenizer: str, reserve: int = 0) -> None:
+    def __init__(
+        self, special_tokens: Sequence[str], pretokenizer: Pretokenizer, reserve: int = 0
+    ) -> None:
         self.pretokenizer = pretokenizer
         encoded = sorted({t.encode("utf-8") for t in special_tokens}, key=lambda t: (-len(t), t))
         self.special: Optional[Pattern[bytes]] = (

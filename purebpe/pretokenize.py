@@ -66,7 +66,9 @@ import importlib
 import platform
 import re
 from collections import Counter
-from typing import Any, Callable, Dict, List, Pattern, Protocol, Tuple
+from typing import Any, Callable, Dict, List, Protocol, Tuple, Union
+
+import attr
 
 from purebpe._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
 from purebpe.errors import PureBPEError
@@ -85,8 +87,45 @@ __all__ = [
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
+#: The named patterns, each exactly tiktoken's ``pat_str`` (``tiktoken_ext/openai_public.py``):
+#: the definition every engine reproduces.
+PATTERNS: Dict[str, str] = {
+    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+    "cl100k": (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+        r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+}
+
 ENGINES: Tuple[str, ...] = ("scanner", "re", "regex")
-PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "none")
+PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "cl100k", "o200k", "none")
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class Pattern:
+    """Any regular expression as a pre-tokenizer, run by the optional ``regex`` package.
+
+    ``behavior="isolated"`` is HF ``Split``'s: the matches *and* the text between them are
+    pieces, so no character is ever lost.
+    """
+
+    regex: str
+    behavior: str = "isolated"
+
+
+#: A pre-tokenizer: one of :data:`PRETOKENIZERS` by name, or a :class:`Pattern`.
+Pretokenizer = Union[str, Pattern]
 
 WordCounter = Callable[[str, Dict[str, int]], None]
 
@@ -263,12 +302,12 @@ def _re_pattern(bmp_only: bool) -> str:
 # ends a run of letters.  That made the full pattern 4-5x slower than one holding only the
 # BMP ranges, which gives the same tokens on any text without a character above U+FFFF.
 # So the BMP pattern does all the text except short segments around such characters.
-_ABOVE_BMP: Pattern[str] = re.compile("[\U00010000-\U0010ffff]")
+_ABOVE_BMP: re.Pattern[str] = re.compile("[\U00010000-\U0010ffff]")
 
-_re_cache: Dict[str, Pattern[str]] = {}
+_re_cache: Dict[str, re.Pattern[str]] = {}
 
 
-def _re_compiled(name: str) -> Pattern[str]:
+def _re_compiled(name: str) -> re.Pattern[str]:
     """The ``re`` patterns of this engine, compiled on first use (~20 ms each on CPython)."""
     pattern = _re_cache.get(name)
     if pattern is None:
@@ -422,8 +461,73 @@ def count_lines(text: str, counts: Dict[str, int]) -> None:
         counts[word] = counts.get(word, 0) + 1
 
 
-def word_counter(pretokenizer: str, engine: str = DEFAULT_ENGINE) -> WordCounter:
-    """The counting function of a pre-tokenizer: ``"gpt2"`` (with ``engine``) or ``"none"``."""
+def check_pretokenizer(pretokenizer: object) -> Pretokenizer:
+    """``pretokenizer`` if it names a pre-tokenizer or is a :class:`Pattern`, else a clear error."""
+    if isinstance(pretokenizer, Pattern):
+        if pretokenizer.behavior != "isolated":
+            raise PureBPEError(
+                f"pattern behavior {pretokenizer.behavior!r} is not supported; use 'isolated'"
+            )
+        _regex_module()
+        return pretokenizer
+    if isinstance(pretokenizer, str) and pretokenizer in PRETOKENIZERS:
+        return pretokenizer
+    raise PureBPEError(
+        f"unknown pre-tokenizer {pretokenizer!r}; valid pre-tokenizers: "
+        f"{', '.join(PRETOKENIZERS)}, or purebpe.Pattern(regex)"
+    )
+
+
+def _regex_module() -> Any:
+    try:
+        # import_module rather than ``import regex``: the package ships no type stubs.
+        return importlib.import_module("regex")
+    except ImportError:
+        raise PureBPEError(
+            "a custom pre-tokenization pattern needs the optional 'regex' package "
+            "(pip install regex)"
+        ) from None
+
+
+def _isolated_splitter(source: str) -> Callable[[str], List[str]]:
+    """Split on ``source`` with HF ``Split``'s "isolated" behaviour (matches and gaps)."""
+    compiled = _regex_module().compile(source)
+
+    def split(text: str) -> List[str]:
+        pieces: List[str] = []
+        done = 0
+        for found in compiled.finditer(text):
+            start, end = found.span()
+            if start > done:
+                pieces.append(text[done:start])
+            if end > start:
+                pieces.append(text[start:end])
+                done = end
+        if done < len(text):
+            pieces.append(text[done:])
+        return pieces
+
+    return split
+
+
+def splitter(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Callable[[str], List[str]]:
+    """The function giving the pre-tokens of a text, in order, for ``pretokenizer``."""
+    pretokenizer = check_pretokenizer(pretokenizer)
+    if pretokenizer == "gpt2":
+        try:
+            return _PRETOKENIZE[engine]
+        except (KeyError, TypeError):
+            raise _unknown_engine(engine) from None
+    if pretokenizer == "none":
+        return split_lines
+    if isinstance(pretokenizer, Pattern):
+        return _isolated_splitter(pretokenizer.regex)
+    return _isolated_splitter(PATTERNS[pretokenizer])
+
+
+def word_counter(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> WordCounter:
+    """The counting function of a pre-tokenizer (for ``"gpt2"``, with ``engine``)."""
+    pretokenizer = check_pretokenizer(pretokenizer)
     if pretokenizer == "gpt2":
         try:
             count = _COUNT[engine]
@@ -434,6 +538,9 @@ def word_counter(pretokenizer: str, engine: str = DEFAULT_ENGINE) -> WordCounter
         return count
     if pretokenizer == "none":
         return count_lines
-    raise PureBPEError(
-        f"unknown pre-tokenizer {pretokenizer!r}; valid pre-tokenizers: {', '.join(PRETOKENIZERS)}"
-    )
+    split = splitter(pretokenizer, engine)
+
+    def count_split(text: str, counts: Dict[str, int]) -> None:
+        _add_counts(split(text), counts)
+
+    return count_split
