@@ -13,6 +13,7 @@ from .core import WordTable, check_limits
 from .counting import Files, WordCounts, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
+from .pretokenize import Pretokenizer
 from .progress import Progress, check_progress, progress_bar
 from .specials import check_special_tokens
 from .trainers import get_trainer, resolve_variant
@@ -24,7 +25,7 @@ def train(
     special_tokens: Iterable[str] = (),
     *,
     variant: str = "auto",
-    pretokenizer: str = "gpt2",
+    pretokenizer: Pretokenizer = "gpt2",
     processes: Optional[int] = None,
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
@@ -69,7 +70,7 @@ def train_from_iterator(
     special_tokens: Iterable[str] = (),
     *,
     variant: str = "auto",
-    pretokenizer: str = "gpt2",
+    pretokenizer: Pretokenizer = "gpt2",
     processes: Optional[int] = None,
     executor: Optional[Executor] = None,
     min_frequency: int = 1,

@@ -197,7 +197,7 @@ def test_input_errors_survive_worker_processes(tmp_path: Path) -> None:
     [
         (lambda p: purebpe.count(p / "missing.txt"), "no such file"),
         (lambda p: purebpe.count(p), "is a directory"),
-        (lambda p: purebpe.count([], pretokenizer="words"), "unknown pretokenizer 'words'"),
+        (lambda p: purebpe.count([], pretokenizer="words"), "unknown pre-tokenizer 'words'"),
         (lambda p: purebpe.count([], errors="ignore"), "errors must be"),
         (lambda p: purebpe.count([], processes=0), "processes must be at least 1"),
         (lambda p: purebpe.count([], ["<a>", "<a>"]), "given twice"),

@@ -7,7 +7,7 @@ from typing import Any, Dict, Tuple
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
 from ..counting import WordCounts, count, count_from_iterator
-from ..pretokenize import PRETOKENIZERS
+from ..pretokenize import PRETOKENIZERS, Pattern, Pretokenizer
 from ..progress import Progress
 
 
@@ -23,7 +23,20 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TOKEN",
         help="a special token (repeatable), e.g. '<|endoftext|>'",
     )
-    parser.add_argument("--pretokenizer", default="gpt2", choices=PRETOKENIZERS)
+    split = parser.add_mutually_exclusive_group()
+    split.add_argument(
+        "--pretokenizer",
+        default="gpt2",
+        choices=PRETOKENIZERS,
+        help="a named pattern: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o), or none "
+        "(one word per line)",
+    )
+    split.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="any regular expression instead (needs the regex package); the matches and "
+        "the text between them are the words, as in HF's Split(..., 'isolated')",
+    )
     parser.add_argument("--processes", type=int, default=None, help="count in P processes")
     add_errors_and_progress_arguments(parser)
 
@@ -50,10 +63,16 @@ def progress_option(args: argparse.Namespace) -> Progress:
     return choices[args.progress]
 
 
+def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
+    """The pre-tokenizer ``--pretokenizer`` names, or the ``--pattern``."""
+    pattern: str = args.pattern
+    return args.pretokenizer if pattern is None else Pattern(pattern)
+
+
 def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
     """Count FILES (or the default corpus); returns the counts and a name for the source."""
     options: Any = dict(
-        pretokenizer=args.pretokenizer,
+        pretokenizer=pretokenizer_option(args),
         processes=args.processes,
         errors=args.errors,
         progress=progress_option(args),

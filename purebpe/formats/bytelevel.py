@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from ..errors import PureBPEError
 from ..model import BPEModel
+from ..pretokenize import Pretokenizer
 
 #: The merges file header GPT-2 and HF write (and skip when reading).
 MERGES_HEADER = "#version: 0.2"
@@ -82,7 +83,7 @@ def assemble(
     vocab: Dict[int, bytes],
     merges: List[Tuple[bytes, bytes]],
     special_ids: Sequence[int],
-    pretokenizer: str,
+    pretokenizer: Pretokenizer,
 ) -> BPEModel:
     """The checked model; ``special_ids`` name the vocab entries that are special tokens."""
     check_model(vocab, merges)

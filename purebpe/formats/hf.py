@@ -11,6 +11,11 @@ before pre-tokenization, longest match first. Load it with
 A ``pretokenizer="none"`` model gets a ``Sequence`` of ``Split("\\n",
 "merged_with_previous")`` (one piece per line, its ``\\n`` included) and
 ``ByteLevel(use_regex=false)`` (bytes only), which is exactly purebpe's line splitting.
+Every other pattern -- ``"cl100k"``, ``"o200k"``, a :class:`purebpe.Pattern` -- is written
+the way HF itself writes GPT-4-style tokenizers (Llama 3's ``tokenizer.json``, say): a
+``Sequence`` of ``Split(Regex(pattern), "Isolated")`` and ``ByteLevel(use_regex=false)``.
+Reading maps a ``Split`` regex back to its name when it is exactly a named pattern's
+string, and to a :class:`purebpe.Pattern` otherwise.
 
 Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokenizers
 >= 0.20), and refuses options purebpe does not implement (a normalizer, dropout,
@@ -26,16 +31,33 @@ from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
+from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from .bytelevel import assemble, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.json",)
 
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
 _LINES = {"type": "Split", "pattern": {"String": "\n"}, "behavior": "MergedWithPrevious", "invert": False}
+_BYTES_ONLY = dict(_BYTE_LEVEL, use_regex=False)
 _PRE_TOKENIZERS: Dict[str, Any] = {
     "gpt2": _BYTE_LEVEL,
-    "none": {"type": "Sequence", "pretokenizers": [_LINES, dict(_BYTE_LEVEL, use_regex=False)]},
+    "none": {"type": "Sequence", "pretokenizers": [_LINES, _BYTES_ONLY]},
 }
+
+
+def _regex_split(source: str) -> Dict[str, Any]:
+    """HF's spelling of "pieces are the matches of ``source`` and the text between them"."""
+    split = {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
+    return {"type": "Sequence", "pretokenizers": [split, _BYTES_ONLY]}
+
+
+def _pre_tokenizer(pretokenizer: Pretokenizer) -> Dict[str, Any]:
+    if isinstance(pretokenizer, Pattern):
+        return _regex_split(pretokenizer.regex)
+    if pretokenizer in _PRE_TOKENIZERS:
+        setup: Dict[str, Any] = _PRE_TOKENIZERS[pretokenizer]
+        return setup
+    return _regex_split(PATTERNS[pretokenizer])
 # Model options whose values other than these change the encoding.
 _NEUTRAL_OPTIONS: Dict[str, Tuple[Any, ...]] = {
     "dropout": (None, 0, 0.0),
@@ -71,7 +93,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
             for text, tid in sorted(model.special_ids().items(), key=lambda item: item[1])
         ],
         "normalizer": None,
-        "pre_tokenizer": _PRE_TOKENIZERS[model.pretokenizer],
+        "pre_tokenizer": _pre_tokenizer(model.pretokenizer),
         "post_processor": None,
         "decoder": dict(_BYTE_LEVEL, add_prefix_space=True),
         "model": {
@@ -137,16 +159,35 @@ def _read(document: Any) -> BPEModel:
     return assemble(vocab, merges, special_ids, pretokenizer)
 
 
-def _pretokenizer_name(pre_tokenizer: Any) -> str:
-    """``"gpt2"`` or ``"none"`` for the two pre-tokenizer setups purebpe writes."""
+def _pretokenizer_name(pre_tokenizer: Any) -> Pretokenizer:
+    """The pre-tokenizer of the setups purebpe writes (see the module docstring)."""
     for name, expected in _PRE_TOKENIZERS.items():
         if _same_setup(pre_tokenizer, expected):
             return name
+    source = _split_regex(pre_tokenizer)
+    if source is not None:
+        for name, pattern in PATTERNS.items():
+            if source == pattern:
+                return name
+        return check_pretokenizer(Pattern(source))
     kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
     raise PureBPEError(
         f"pre_tokenizer {kind!r} is not supported (purebpe reads ByteLevel with "
-        "add_prefix_space=false, or Split on '\\n' then ByteLevel without regex)"
+        "add_prefix_space=false; Split on '\\n', or Split(Regex, Isolated), then ByteLevel "
+        "without regex)"
     )
+
+
+def _split_regex(pre_tokenizer: Any) -> Any:
+    """The regex of a ``Sequence[Split(Regex, Isolated), ByteLevel(use_regex=false)]``."""
+    try:
+        split = pre_tokenizer["pretokenizers"][0]
+        source = split["pattern"]["Regex"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(source, str) and _same_setup(pre_tokenizer, _regex_split(source)):
+        return source
+    return None
 
 
 def _same_setup(found: Any, expected: Any) -> bool:

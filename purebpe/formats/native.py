@@ -6,6 +6,9 @@ so the file is readable text; special tokens are stored as their own strings::
     {"format": "purebpe", "version": 1, "semantics": "...", "pretokenizer": "gpt2",
      "vocab": {"0": "Ā", ..., "256": "Ġt"}, "merges": [["Ġ", "t"], ...],
      "special_tokens": {"<|endoftext|>": 257}}
+
+``"pretokenizer"`` is a name (``"gpt2"``, ``"cl100k"``, ``"o200k"``, ``"none"``) or, for a
+custom pattern, ``{"pattern": "<regex>", "behavior": "isolated"}``.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
+from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
 
 FILES = ("purebpe.json",)
 VERSION = 1
@@ -45,7 +49,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
         "format": "purebpe",
         "version": VERSION,
         "semantics": SEMANTICS,
-        "pretokenizer": model.pretokenizer,
+        "pretokenizer": pretokenizer_to_json(model.pretokenizer),
         "vocab": {
             str(tid): encode_token(token)
             for tid, token in sorted(model.vocab.items())
@@ -74,9 +78,10 @@ def load(path: Path) -> BPEModel:
             (decode_token(left), decode_token(right)) for left, right in document["merges"]
         ]
         specials: Dict[str, int] = dict(document["special_tokens"])
-        pretokenizer = str(document["pretokenizer"])
+        recorded = document["pretokenizer"]
     except (KeyError, TypeError, ValueError) as exc:
         raise PureBPEError(f"{path}: malformed purebpe file ({exc})") from None
+    pretokenizer = pretokenizer_from_json(recorded, str(path))
     for text, tid in specials.items():
         if tid in vocab:
             raise PureBPEError(f"{path}: id {tid} is used by a token and by special {text!r}")

@@ -23,9 +23,11 @@ Build a ``tiktoken.Encoding`` from the two files::
     )
 
 or simply ``purebpe.formats.tiktoken_format.tiktoken_encoding("tok")``.
-``pat_str`` is tiktoken's own GPT-2 pattern (``r50k_base``), or for a
-``pretokenizer="none"`` model a line pattern, ``[^\\n]*\\n|[^\\n]+`` (each line with its
-``\\n``). Reading recovers the merges: a token's merge is the two tokens its bytes
+``pat_str`` is tiktoken's own string for the model's named pattern (gpt2 is ``r50k_base``'s,
+cl100k and o200k theirs), or for a ``pretokenizer="none"`` model a line pattern,
+``[^\\n]*\\n|[^\\n]+`` (each line with its ``\\n``).  A custom :class:`purebpe.Pattern`
+cannot be written: tiktoken keeps only the matches of its pattern, and drops the text
+between them that HF's "isolated" split keeps. Reading recovers the merges: a token's merge is the two tokens its bytes
 encode to with the merges of lower rank (exact for files written from a trained BPE
 model). Without the sidecar the model has no special tokens and the GPT-2 pattern.
 """
@@ -43,17 +45,17 @@ from .._atomic import write_text
 from ..core import apply_merges, pack_pair
 from ..errors import PureBPEError
 from ..model import BPEModel
-from ..pretokenize import PRETOKENIZERS
+from ..pretokenize import (
+    Pattern,
+    Pretokenizer,
+    pattern_string,
+    pretokenizer_from_json,
+    pretokenizer_to_json,
+)
 from .bytelevel import assemble, read_json, tokens_by_bytes, unmerged_tokens
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 
-#: tiktoken's spelling of the GPT-2 pattern (``tiktoken_ext.openai_public.r50k_pat_str``):
-#: the same splits as :data:`purebpe.pretokenize.GPT2_PATTERN`, with possessive quantifiers.
-PAT_STR = {
-    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    "none": r"""[^\n]*\n|[^\n]+""",
-}
 
 
 def tiktoken_encoding(path: Union[str, "os.PathLike[str]"], name: str = "purebpe") -> Any:
@@ -80,6 +82,12 @@ def recognises(path: Path) -> bool:
 
 
 def save(model: BPEModel, directory: Path) -> List[Path]:
+    if isinstance(model.pretokenizer, Pattern):
+        raise PureBPEError(
+            "cannot write the tiktoken format for a custom pre-tokenization pattern: tiktoken "
+            "drops the text between matches that the pattern's 'isolated' split keeps "
+            "(save as 'purebpe' or 'hf')"
+        )
     by_bytes = tokens_by_bytes(model, "tiktoken")
     _check_rank_order(model, by_bytes)
     lines = [
@@ -88,8 +96,8 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     ]
     special_ids = model.special_ids()
     sidecar = {
-        "pretokenizer": model.pretokenizer,
-        "pat_str": PAT_STR[model.pretokenizer],
+        "pretokenizer": pretokenizer_to_json(model.pretokenizer),
+        "pat_str": pattern_string(model.pretokenizer),
         "special_tokens": dict(sorted(special_ids.items(), key=lambda item: item[1])),
         "explicit_n_vocab": max(model.vocab) + 1,
     }
@@ -126,7 +134,7 @@ def load(path: Path) -> BPEModel:
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
     ranks = _read_ranks(ranks_path)
-    pretokenizer, specials = "gpt2", {}  # type: Tuple[str, Dict[str, int]]
+    pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
     if sidecar_path.exists():
         pretokenizer, specials = _read_sidecar(sidecar_path)
     vocab = {rank: token for token, rank in ranks.items()}
@@ -166,16 +174,14 @@ def _read_ranks(path: Path) -> Dict[bytes, int]:
     return ranks
 
 
-def _read_sidecar(path: Path) -> Tuple[str, Dict[str, int]]:
+def _read_sidecar(path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
     document = read_json(path, "tiktoken sidecar")
     try:
-        pretokenizer = document.get("pretokenizer", "gpt2")
+        recorded = document.get("pretokenizer", "gpt2")
         specials = {str(text): int(tid) for text, tid in document.get("special_tokens", {}).items()}
     except (AttributeError, TypeError, ValueError) as exc:
         raise PureBPEError(f"{path}: malformed tiktoken sidecar ({exc})") from None
-    if pretokenizer not in PRETOKENIZERS:
-        raise PureBPEError(f"{path}: unknown pretokenizer {pretokenizer!r}")
-    return pretokenizer, specials
+    return pretokenizer_from_json(recorded, str(path)), specials
 
 
 def _recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
