@@ -24,6 +24,7 @@ Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokeniz
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -45,6 +46,27 @@ _PRE_TOKENIZERS: Dict[str, Any] = {
 }
 
 
+# Oniguruma, HF's regex engine, reads ``X{m,n}+`` as a repeat of ``X{m,n}`` (Ruby syntax),
+# where ``regex`` reads a possessive repeat: "0000" would be one piece instead of "000",
+# "0".  cl100k's ``\p{N}{1,3}+`` is followed only by the end of its alternative, so the
+# greedy ``\p{N}{1,3}`` finds the same pieces in both engines.
+_POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{\d*,?\d*\}\+")
+_HF_SPELLING = {"cl100k": PATTERNS["cl100k"].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
+
+
+def hf_regex(pretokenizer: Pretokenizer) -> str:
+    """The ``Split`` regex HF's Oniguruma reads as ``regex`` reads ``pretokenizer``'s."""
+    if isinstance(pretokenizer, Pattern):
+        if _POSSESSIVE_INTERVAL.search(pretokenizer.regex):
+            raise PureBPEError(
+                f"cannot write pattern {pretokenizer.regex!r} for HF tokenizers: its engine "
+                "(Oniguruma) reads X{m,n}+ as a repeat of X{m,n}, not as possessive; write "
+                "(?>X{m,n}) instead"
+            )
+        return pretokenizer.regex
+    return _HF_SPELLING.get(pretokenizer, PATTERNS[pretokenizer])
+
+
 def _regex_split(source: str) -> Dict[str, Any]:
     """HF's spelling of "pieces are the matches of ``source`` and the text between them"."""
     split = {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
@@ -52,12 +74,10 @@ def _regex_split(source: str) -> Dict[str, Any]:
 
 
 def _pre_tokenizer(pretokenizer: Pretokenizer) -> Dict[str, Any]:
-    if isinstance(pretokenizer, Pattern):
-        return _regex_split(pretokenizer.regex)
-    if pretokenizer in _PRE_TOKENIZERS:
+    if isinstance(pretokenizer, str) and pretokenizer in _PRE_TOKENIZERS:
         setup: Dict[str, Any] = _PRE_TOKENIZERS[pretokenizer]
         return setup
-    return _regex_split(PATTERNS[pretokenizer])
+    return _regex_split(hf_regex(pretokenizer))
 # Model options whose values other than these change the encoding.
 _NEUTRAL_OPTIONS: Dict[str, Tuple[Any, ...]] = {
     "dropout": (None, 0, 0.0),
@@ -166,8 +186,8 @@ def _pretokenizer_name(pre_tokenizer: Any) -> Pretokenizer:
             return name
     source = _split_regex(pre_tokenizer)
     if source is not None:
-        for name, pattern in PATTERNS.items():
-            if source == pattern:
+        for name in PATTERNS:
+            if source in (PATTERNS[name], _HF_SPELLING.get(name)):
                 return name
         return check_pretokenizer(Pattern(source))
     kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
