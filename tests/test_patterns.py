@@ -178,6 +178,17 @@ def test_every_code_point_in_context(name: str, block: int) -> None:
             pytest.fail(f"{name}/{engine}: {tokens[first - 2 : first + 3]} != {expected[first - 2 : first + 3]}")
 
 
+@pytest.mark.parametrize("name", NAMED)
+def test_re_engine_on_lines_with_characters_above_the_bmp(name: str) -> None:
+    # The re engine runs its slow full form only on the lines around such characters.
+    import random
+
+    rng = random.Random(11)
+    parts = ["the", "Cat's", "  ", "\n", "\n/", "\n ", "42", "\U0001f600", "\U00020000x", "na\u00efve", "!"]
+    text = " ".join(rng.choice(parts) for _ in range(20000))
+    assert pretokenize(text, "re", pretokenizer=name) == definition(name, text)
+
+
 # --------------------------------------------------------------------------------------
 # Hypothesis: all engines equal the definition
 # --------------------------------------------------------------------------------------
@@ -418,3 +429,39 @@ def test_encode_iterable_equals_encode(pydoc_text: str, pretokenizer: str) -> No
     text = pydoc_text[:50000]
     pieces = [text[i : i + 97] for i in range(0, len(text), 97)]
     assert list(tok.encode_iterable(pieces)) == tok.encode(text)
+
+
+@pytest.mark.parametrize("pretokenizer", ["cl100k", "o200k"])
+def test_every_variant_trains_the_same_merges_with_the_pattern(pydoc_text: str, pretokenizer: str) -> None:
+    text = pydoc_text[:30000]
+    expected = purebpe.train_from_iterator([text], 330, pretokenizer=pretokenizer, variant="naive")
+    for variant in purebpe.VARIANTS:
+        model = purebpe.train_from_iterator([text], 330, pretokenizer=pretokenizer, variant=variant)
+        assert model == expected, variant
+
+
+def test_continuing_keeps_the_pattern(pydoc_text: str) -> None:
+    text = pydoc_text[:30000]
+    first = purebpe.train_from_iterator([text], 300, pretokenizer="o200k")
+    more = purebpe.train_from_iterator([text], 340, pretokenizer="o200k", initial=first)
+    assert more.merges[:44] == first.merges
+    assert more == purebpe.train_from_iterator([text], 340, pretokenizer="o200k")
+
+
+def test_cli_trains_counts_and_encodes_with_a_pattern(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from purebpe.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Don't STOP 1234567 now!!\n\n<|endoftext|>HTMLParser's way\n" * 30, encoding="utf-8")
+    common = ["--special-token", "<|endoftext|>", "--progress", "none"]
+    assert main(["train", str(corpus), "--vocab-size", "300", "--pretokenizer", "o200k", "-o", str(tmp_path / "m"), *common]) == 0
+    model = purebpe.load(tmp_path / "m")
+    assert model.pretokenizer == "o200k"
+    assert model == purebpe.train(corpus, 300, ["<|endoftext|>"], pretokenizer="o200k")
+    assert main(["count", str(corpus), "--pattern", SUPERBPE, "-o", str(tmp_path / "c.tsv.gz"), *common]) == 0
+    counts = purebpe.WordCounts.load(tmp_path / "c.tsv.gz")
+    assert counts.pretokenizer == Pattern(SUPERBPE)
+    # Letters, spaces and newlines run on across words (only specials split them).
+    assert counts.words[b"Don't STOP "] == 1
+    assert counts.words[b"HTMLParser's way\nDon't STOP "] == 29
+    assert main(["encode", "--tokenizer", str(tmp_path / "m"), str(corpus), "-o", str(tmp_path / "ids.npy"), "--progress", "none"]) == 0

@@ -129,17 +129,50 @@ def re_class_body(ranges: Ranges, bmp_only: bool) -> str:
     return "".join(parts)
 
 
-def re_split(text: str, bmp: "re.Pattern[str]", full: "re.Pattern[str]") -> List[str]:
-    """``findall`` with the BMP-only form of a pattern unless ``text`` needs the full one.
+def re_split(
+    text: str, bmp: "re.Pattern[str]", full: "re.Pattern[str]", line_start_ok: "LineStartRule"
+) -> List[str]:
+    """``findall`` with the BMP-only form of a pattern, the full form only where needed.
 
     ``re`` stores the part of a class above U+FFFF as a list of ranges that it scans one by
     one whenever the fast bitmap of the part below says no -- for every space or comma
     that ends a run of letters -- which makes the full form 4-5x slower; the BMP form
-    gives the same tokens on any text without a character above U+FFFF.
+    gives the same tokens on any text without a character above U+FFFF.  So the full form
+    runs only on the lines around such characters, cut after a newline where
+    ``line_start_ok(char)`` says the character starting the next line makes that safe
+    (the pattern module's safe-cut rule).  ``findall(text, pos, endpos)`` sees the text
+    as ending at ``endpos``, as a cut must.
     """
-    pattern = full if ABOVE_BMP.search(text) else bmp
-    tokens: List[str] = pattern.findall(text)
+    above = ABOVE_BMP.search(text)
+    if above is None:
+        tokens: List[str] = bmp.findall(text)
+        return tokens
+    tokens = []
+    done = 0  # text[:done] is split
+    while above is not None:
+        start = _line_cut(text, done, above.start(), line_start_ok, backwards=True)
+        end = _line_cut(text, above.start(), len(text), line_start_ok, backwards=False)
+        tokens += bmp.findall(text, done, start)
+        tokens += full.findall(text, start, end)
+        done = end
+        above = ABOVE_BMP.search(text, done)
+    tokens += bmp.findall(text, done)
     return tokens
+
+
+class LineStartRule(Protocol):
+    def __call__(self, char: str) -> bool: ...
+
+
+def _line_cut(text: str, low: int, high: int, ok: LineStartRule, backwards: bool) -> int:
+    """The last (or first) safe cut just after a newline in ``text[low:high]``, or the bound."""
+    find = text.rfind if backwards else text.find
+    newline = find("\n", low, high)
+    while newline >= 0:
+        if newline + 1 < len(text) and ok(text[newline + 1]):
+            return newline + 1
+        newline = text.rfind("\n", low, newline) if backwards else text.find("\n", newline + 1, high)
+    return low if backwards else high
 
 
 # --------------------------------------------------------------------------------------

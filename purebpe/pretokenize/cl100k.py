@@ -51,7 +51,7 @@ from ._tables import (
     certainly_not_space,
     last_class_change,
     re_class_body,
-    re_split as re_split_bmp_or_full,
+    re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
 
@@ -166,9 +166,14 @@ def _re_compiled(bmp_only: bool) -> "re.Pattern[str]":
     return pattern
 
 
+def _line_start_ok(char: str) -> bool:
+    """A cut just after a newline is safe when a non-space starts the next line."""
+    return CLASS_OF[ord(char)] != WHITESPACE
+
+
 def re_split(text: str) -> List[str]:
     """The pre-tokens of ``text`` by the standard library's ``re``."""
-    return re_split_bmp_or_full(text, _re_compiled(True), _re_compiled(False))
+    return re_split_segments(text, _re_compiled(True), _re_compiled(False), _line_start_ok)
 
 
 def _class_change(before: str, after: str) -> bool:

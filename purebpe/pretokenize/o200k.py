@@ -56,7 +56,7 @@ from ._tables import (
     certainly_not_space,
     last_class_change,
     re_class_body,
-    re_split as re_split_bmp_or_full,
+    re_split as re_split_segments,
 )
 from ._unicode_classes import (
     CASELESS_RANGES,
@@ -219,9 +219,14 @@ def _re_compiled(bmp_only: bool) -> "re.Pattern[str]":
     return pattern
 
 
+def _line_start_ok(char: str) -> bool:
+    """A cut just after a newline is safe when a non-space other than / starts the next line."""
+    return CASED_CLASS_OF[ord(char)] != CASED_WHITESPACE and char != "/"
+
+
 def re_split(text: str) -> List[str]:
     """The pre-tokens of ``text`` by the standard library's ``re``."""
-    return re_split_bmp_or_full(text, _re_compiled(True), _re_compiled(False))
+    return re_split_segments(text, _re_compiled(True), _re_compiled(False), _line_start_ok)
 
 
 _LETTER_OR_NUMBER = 1 << CASED_UPPER | 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_NUMBER
