@@ -17,6 +17,7 @@ import json
 from array import array
 import os
 import re
+import zlib
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from functools import lru_cache
 from pathlib import Path
@@ -102,19 +103,88 @@ class WordCounts:
     @classmethod
     def load(cls, path: PathLike) -> "WordCounts":
         """Read counts written by :meth:`save`; a malformed file names the bad line."""
-        try:
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                first = f.readline()
-            header = json.loads(first[2:]) if first.startswith("# ") else None
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise PureBPEError(f"{path}: not a purebpe counts file ({exc})") from None
-        if (
-            not isinstance(header, dict)
-            or header.get("format") != COUNTS_FORMAT
-            or not {"special_tokens", "pretokenizer"} <= header.keys()
-        ):
-            raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
-        words: Dict[bytes, int] = {}
+        special_tokens, pretokenizer = _read_header(path)
+        return cls(dict(_read_words(path)), special_tokens, pretokenizer)
+
+    @classmethod
+    def sum(cls, paths: Iterable[PathLike]) -> "WordCounts":
+        """Add up counts files (the shards of one corpus) into one ``WordCounts``.
+
+        Every file's header is read first, so shards counted with other special tokens or
+        another pre-tokenizer are refused before any adding (naming the file). Then each
+        file's lines are streamed into the running total: memory holds the total and one
+        line, never a whole shard.
+        """
+        headers = [(path, _read_header(path)) for path in paths]
+        if not headers:
+            raise PureBPEError("no counts files to add up")
+        first, (special_tokens, pretokenizer) = headers[0]
+        for path, (other_specials, other_pretokenizer) in headers[1:]:
+            mismatch = _mismatch(other_specials, other_pretokenizer, special_tokens, pretokenizer)
+            if mismatch:
+                raise PureBPEError(f"{path}: {mismatch} {first}; shards must be counted alike")
+        totals: Dict[bytes, int] = {}
+        get = totals.get
+        for path, _ in headers:
+            for word, n in _read_words(path):
+                totals[word] = get(word, 0) + n
+        return cls(totals, special_tokens, pretokenizer)
+
+    def __add__(self, other: "WordCounts") -> "WordCounts":
+        """The counts of both (neither is changed); they must be counted alike."""
+        if not isinstance(other, WordCounts):
+            return NotImplemented
+        mismatch = _mismatch(
+            other.special_tokens, other.pretokenizer, self.special_tokens, self.pretokenizer
+        )
+        if mismatch:
+            raise PureBPEError(f"cannot add word counts: the right ones were {mismatch} the left")
+        totals = dict(self.words)
+        _add_counts(totals, other.words)
+        return WordCounts(totals, self.special_tokens, self.pretokenizer)
+
+
+def _mismatch(
+    special_tokens: Tuple[str, ...],
+    pretokenizer: Pretokenizer,
+    other_special_tokens: Tuple[str, ...],
+    other_pretokenizer: Pretokenizer,
+) -> str:
+    """How two counts' options differ (``"counted with ... unlike"``), or ``""`` if alike.
+
+    The order of special tokens does not matter (the longest match wins whatever it is).
+    """
+    if set(special_tokens) != set(other_special_tokens):
+        return (
+            f"counted with special tokens {list(special_tokens)}, "
+            f"unlike {list(other_special_tokens)} in"
+        )
+    if pretokenizer != other_pretokenizer:
+        return f"counted with pretokenizer {pretokenizer!r}, unlike {other_pretokenizer!r} in"
+    return ""
+
+
+def _read_header(path: PathLike) -> Tuple[Tuple[str, ...], Pretokenizer]:
+    """The special tokens and pre-tokenizer in the header line of a counts file."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            first = f.readline()
+        header = json.loads(first[2:]) if first.startswith("# ") else None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PureBPEError(f"{path}: not a purebpe counts file ({exc})") from None
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != COUNTS_FORMAT
+        or not {"special_tokens", "pretokenizer"} <= header.keys()
+    ):
+        raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
+    specials = check_special_tokens(header["special_tokens"])
+    return specials, pretokenizer_from_json(header["pretokenizer"], str(path))
+
+
+def _read_words(path: PathLike) -> Iterator[Tuple[bytes, int]]:
+    """``(word, count)`` for each line after the header, read one line at a time."""
+    try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             next(f)
             for line_no, line in enumerate(f, start=2):
@@ -122,12 +192,11 @@ class WordCounts:
                 try:
                     if not (tab and n.isascii() and n.isdigit()):
                         raise PureBPEError("expected 'count<TAB>word'")
-                    words[decode_token(word)] = int(n)
+                    yield decode_token(word), int(n)
                 except PureBPEError as exc:
                     raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
-        specials = check_special_tokens(header["special_tokens"])
-        pretokenizer = pretokenizer_from_json(header["pretokenizer"], str(path))
-        return cls(words, specials, pretokenizer)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        raise PureBPEError(f"{path}: corrupt counts file ({exc})") from None
 
 
 class ChunkCutter:
