@@ -11,6 +11,7 @@ picks the fastest on the running interpreter.
 """
 from __future__ import annotations
 
+from .cluster import RayExecutor, ray_executor
 from .core import WordTable
 from .counting import WordCounts, count, count_from_iterator
 from .errors import InputError, PureBPEError
@@ -29,6 +30,7 @@ __all__ = [
     "PATTERNS",
     "Pattern",
     "PureBPEError",
+    "RayExecutor",
     "Tokenizer",
     "VARIANTS",
     "WordCounts",
@@ -36,6 +38,7 @@ __all__ = [
     "count",
     "count_from_iterator",
     "load",
+    "ray_executor",
     "train",
     "train_bpe",
     "train_from_counts",

@@ -18,7 +18,14 @@ from array import array
 import os
 import re
 import zlib
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    wait,
+)
 from functools import lru_cache
 from pathlib import Path
 from typing import (
@@ -538,6 +545,10 @@ def _run_jobs(
                 _collect_some(pending, totals, bar)
         while pending:
             _collect_some(pending, totals, bar)
+    except BrokenExecutor:  # from submit() or a result: a local worker died
+        raise PureBPEError(
+            "a counting worker process died (killed, or out of memory); nothing was counted"
+        ) from None
     finally:
         if own_pool:
             pool.shutdown(cancel_futures=True)
@@ -552,8 +563,27 @@ def _collect_some(
     done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
     for future in done:
         size = pending.pop(future)
-        add_packed_counts(totals, future.result())
+        add_packed_counts(totals, _job_result(future))
         bar.update(size)
+
+
+def _job_result(future: "Future[PackedCounts]") -> PackedCounts:
+    """A finished job's counts; a job that failed fails the whole count with one line.
+
+    A worker that dies takes its job's counts with it: the local pool then reports itself
+    broken (:func:`_run_jobs` says so), and a cluster (Dask, Ray) runs the job again
+    elsewhere and raises once its retries are spent. Either way the count fails rather
+    than come back short.
+    """
+    try:
+        return future.result()
+    except (PureBPEError, BrokenExecutor):
+        raise
+    except Exception as exc:
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        raise PureBPEError(
+            f"a counting job failed on its worker ({type(exc).__name__}: {first_line})"
+        ) from exc
 
 
 def _add_counts(totals: Dict[bytes, int], counts: Dict[bytes, int]) -> None:
