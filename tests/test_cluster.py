@@ -26,6 +26,7 @@ from purebpe.corpus import default_corpus
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "huge-corpora.md"
 SPECIALS = ["<|endoftext|>"]
+NO_RAY = "Ray is not installed (the peers extra brings it on CPython 3.11; PyPy has no wheels)"
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +197,7 @@ def test_dask_runs_the_job_of_a_killed_worker_again(
 
 @pytest.fixture(scope="module")
 def ray_running() -> Iterator[Any]:
-    ray = pytest.importorskip("ray", reason="Ray is not installable here (wheels exist for CPython only)")
+    ray = pytest.importorskip("ray", reason=NO_RAY)
     with purebpe.ray_executor(num_cpus=2, include_dashboard=False, log_to_driver=False):
         yield ray
 
@@ -244,6 +245,12 @@ def test_errors_in_input_come_back_from_ray_workers_as_they_are(ray_running: Any
 
 
 def test_ray_executor_refuses_bad_retries() -> None:
-    pytest.importorskip("ray", reason="Ray is not installable here (wheels exist for CPython only)")
+    pytest.importorskip("ray", reason=NO_RAY)
     with pytest.raises(PureBPEError, match="max_retries must be at least 0, not -1"):
         purebpe.ray_executor(max_retries=-1)
+
+
+def test_ray_executor_without_ray_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails, as where it is absent
+    with pytest.raises(PureBPEError, match=r"^ray_executor needs Ray: pip install ray"):
+        purebpe.ray_executor()

@@ -4,7 +4,6 @@ from __future__ import annotations
 import collections
 import gzip
 import platform
-import tracemalloc
 from pathlib import Path
 from typing import Callable, Dict, List
 
@@ -104,6 +103,8 @@ def test_bad_shards_name_the_file(tmp_path: Path) -> None:
 
 def traced_peak(call: Callable[[], object]) -> int:
     """The most memory ``call`` held at once above what was held before it (tracemalloc)."""
+    import tracemalloc  # CPython only: PyPy has the module but not its machinery
+
     tracemalloc.start()
     try:
         start = tracemalloc.get_traced_memory()[0]
