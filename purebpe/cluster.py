@@ -16,6 +16,7 @@ Ray is imported only when an executor is made: it is an optional dependency (CPy
 from __future__ import annotations
 
 from concurrent.futures import Executor, Future
+from functools import partial
 from typing import Any, Callable, Dict, Optional, TypeVar
 
 from .errors import PureBPEError
@@ -37,7 +38,8 @@ class RayExecutor(Executor):
         remote = self._remote.get(fn)
         if remote is None:
             remote = self._remote[fn] = self._ray.remote(max_retries=self._max_retries)(fn)
-        future: Future[T] = remote.remote(*args, **kwargs).future()
+        future: Future[T] = Future()
+        remote.remote(*args, **kwargs).future().add_done_callback(partial(_settle, future))
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -45,6 +47,21 @@ class RayExecutor(Executor):
         if self._owns_ray:
             self._owns_ray = False
             self._ray.shutdown()
+
+
+def _settle(future: Future[T], ray_future: Future[T]) -> None:
+    """Give ``future`` the outcome of ``ray_future``, with the task's own exception in
+    place of Ray's wrapper (``RayTaskError``, whose message is a traceback): an
+    ``InputError`` raised in a worker arrives as itself, one line naming file and offset."""
+    if ray_future.cancelled():
+        future.cancel()
+        return
+    exc = ray_future.exception()
+    if exc is None:
+        future.set_result(ray_future.result())
+        return
+    cause = getattr(exc, "cause", None)
+    future.set_exception(cause if isinstance(cause, Exception) else exc)
 
 
 def ray_executor(

@@ -580,9 +580,11 @@ def _job_result(future: "Future[PackedCounts]") -> PackedCounts:
     except (PureBPEError, BrokenExecutor):
         raise
     except Exception as exc:
-        first_line = (str(exc).strip().splitlines() or [""])[0]
+        # The last line: where a message carries a traceback (a task that failed to start
+        # on a Ray worker), it ends with the error that caused it.
+        last_line = (str(exc).strip().splitlines() or [""])[-1].strip()
         raise PureBPEError(
-            f"a counting job failed on its worker ({type(exc).__name__}: {first_line})"
+            f"a counting job failed on its worker ({type(exc).__name__}: {last_line})"
         ) from exc
 
 

@@ -60,6 +60,31 @@ def run_example(code: str, **names: Any) -> Dict[str, Any]:
     return namespace
 
 
+def test_the_other_examples_of_the_page_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corpus: List[Path]
+) -> None:
+    """Every Python block of docs/huge-corpora.md but the clusters' (run below), in order."""
+    monkeypatch.chdir(tmp_path)
+    for path in corpus:  # the page counts part-000.txt and part-001.txt
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    shards = [tmp_path / f"shard-{i}.tsv.gz" for i in range(2)]
+    for shard, path in zip(shards, corpus):
+        purebpe.count(path, SPECIALS).save(shard)
+    blocks = re.findall(r"```python\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+    namespace: Dict[str, Any] = {"shard_count_files": shards}
+    ran = 0
+    for block in blocks:
+        if "get_executor" in block or "ray_executor" in block:
+            continue
+        exec(compile(block, str(DOCS), "exec"), namespace)
+        ran += 1
+    assert ran == 4
+    whole = purebpe.count(corpus, SPECIALS)
+    assert namespace["total"] == whole == WordCounts.load("all.tsv.gz")
+    assert WordCounts.load("counts.tsv.gz") == whole  # counted with processes=16
+    assert purebpe.load("tok-8000").vocab_size <= 8000
+
+
 # --- A worker killed mid-job -----------------------------------------------------------------
 
 
@@ -241,7 +266,9 @@ def test_errors_in_input_come_back_from_ray_workers_as_they_are(ray_running: Any
     bad.write_bytes(b"a" * 100 + b"\n\xff")
     with pytest.raises(purebpe.InputError) as info:
         purebpe.count(bad, executor=purebpe.ray_executor(), chunk_bytes=16)
+    assert type(info.value) is purebpe.InputError  # not Ray's wrapper, whose message is a traceback
     assert (info.value.offset, info.value.line) == (101, 2)
+    assert str(info.value) == f"{bad}, line 2, byte offset 101: " + info.value.what
 
 
 def test_ray_executor_refuses_bad_retries() -> None:
