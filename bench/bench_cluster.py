@@ -3,7 +3,7 @@
 
     python3 bench/bench_cluster.py [CORPUS] [--repeat 3]    # CPython
 
-Counts CORPUS (default ``../shared/corpora/en-gcide-18m.txt``) with three engines of two
+Counts CORPUS (default ``../shared/corpora/en-gcide-18m.txt``) with five engines of two
 workers each, every one in a fresh subprocess (the script runs itself with ``--engine``),
 so that each parent's peak RSS is its own:
 
@@ -16,6 +16,9 @@ so that each parent's peak RSS is its own:
 ``ray``
     a local Ray (``ray.init(num_cpus=2)``), through ``purebpe.ray_executor()``: each chunk
     is a Ray task.
+``dask, shared files`` and ``ray, shared files``
+    the same with ``shared_files=True``: the workers are sent byte ranges and read the
+    file themselves, as the local pool's do.
 
 Each round runs every engine once, one after the other, so that a busy machine slows them
 alike; an engine's subprocess starts its workers, counts the first MB of the corpus to warm
@@ -49,7 +52,7 @@ import purebpe  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE.parent.parent / "shared" / "corpora" / "en-gcide-18m.txt"
-ENGINES = ("processes=2", "dask", "ray")
+ENGINES = ("processes=2", "dask", "ray", "dask, shared files", "ray, shared files")
 
 
 def digest(counts: purebpe.WordCounts) -> str:
@@ -121,6 +124,8 @@ def measure(
 def run_engine(engine: str, corpus: Path, warm_up: Path) -> Dict[str, Any]:
     """Count ``corpus`` with one engine in this process; the figures as a dict."""
     start = time.perf_counter()
+    shared = engine.endswith(", shared files")
+    engine = engine.split(",")[0]
     if engine == "processes=2":
         # The pool lives for one count; its workers' CPU is known once they are reaped.
         purebpe.count(warm_up, processes=2)
@@ -149,7 +154,8 @@ def run_engine(engine: str, corpus: Path, warm_up: Path) -> Dict[str, Any]:
             pids = sorted(client.run(os.getpid).values())
             executor = client.get_executor()
             result = measure(
-                lambda path: purebpe.count(path, executor=executor), corpus, warm_up, lambda: pids
+                lambda path: purebpe.count(path, executor=executor, shared_files=shared),
+                corpus, warm_up, lambda: pids,
             )
             result["startup_s"] = startup
     elif engine == "ray":
@@ -160,7 +166,8 @@ def run_engine(engine: str, corpus: Path, warm_up: Path) -> Dict[str, Any]:
                 return sorted(p.pid for p in descendants() if p.name().startswith("ray::"))
 
             result = measure(
-                lambda path: purebpe.count(path, executor=executor), corpus, warm_up, ray_workers
+                lambda path: purebpe.count(path, executor=executor, shared_files=shared),
+                corpus, warm_up, ray_workers,
             )
             result["startup_s"] = startup
     else:

@@ -430,12 +430,18 @@ def count(
     errors: str = "strict",
     progress: Progress = False,
     chunk_bytes: int = CHUNK_BYTES,
+    shared_files: bool = False,
 ) -> WordCounts:
     """Count the words of text files (one path or a list), streaming them in chunks.
 
     ``processes=N`` counts chunks in N worker processes; ``executor`` may be any
-    ``concurrent.futures.Executor`` instead (e.g. ``distributed.Client(...).get_executor()``).
-    The result is the same whatever the parallelism.
+    ``concurrent.futures.Executor`` instead (e.g. ``distributed.Client(...).get_executor()``
+    or :func:`purebpe.ray_executor`), and ``processes`` then says how many workers it has
+    (two jobs per worker are kept in flight; default: this machine's CPU count). An
+    executor's workers are sent the chunks' bytes, unless ``shared_files=True`` says that
+    they see these files at the same paths (one machine, a shared file system): they are
+    then sent byte ranges to read, as local processes are. The result is the same whatever
+    the parallelism.
     """
     specials = _check_options(special_tokens, pretokenizer, errors, processes)
     check_progress(progress)
@@ -448,9 +454,10 @@ def count(
                 yield (chunk, str(path), offset, line, specials, pretokenizer, errors), len(chunk)
 
     total_bytes = sum(p.stat().st_size for p in paths)
-    # Local worker processes read their ranges themselves: a few per worker, so that the
-    # parent merges few tables and the workers stay busy to the end.
-    range_bytes = max(chunk_bytes, min(RANGE_BYTES, total_bytes // (4 * (processes or 1))))
+    # Workers that see the files read their ranges themselves: a few per worker, so that
+    # the parent merges few tables and the workers stay busy to the end.
+    workers = processes or os.cpu_count() or 1
+    range_bytes = max(chunk_bytes, min(RANGE_BYTES, total_bytes // (4 * workers)))
 
     def range_jobs() -> Iterator[Tuple[RangeJob, int]]:
         for path in paths:
@@ -467,8 +474,9 @@ def count(
 
     bar = progress_bar(progress, "count", total_bytes, "B", unit_scale=True)
     try:
-        if executor is None and processes is not None and processes > 1:
-            words = _run_jobs(range_jobs(), processes, None, bar, count_range_packed)
+        local_pool = executor is None and processes is not None and processes > 1
+        if local_pool or (executor is not None and shared_files):
+            words = _run_jobs(range_jobs(), processes, executor, bar, count_range_packed)
         else:  # serial, or an executor whose workers may not see this file system
             words = _run_jobs(jobs(), processes, executor, bar, count_job_packed)
     finally:

@@ -202,6 +202,10 @@ def test_dask_worker_processes_count_like_one_process(
     assert list(counts.words) != [] and counts.total() == one_process.total()
     small = purebpe.count(corpus, SPECIALS, executor=dask_client.get_executor(), chunk_bytes=4096)
     assert small == one_process
+    ranges = purebpe.count(
+        corpus, SPECIALS, executor=dask_client.get_executor(), chunk_bytes=4096, shared_files=True
+    )
+    assert ranges == one_process
     texts = default_corpus()[:30]
     from_texts = purebpe.count_from_iterator(texts, executor=dask_client.get_executor())
     assert from_texts == purebpe.count_from_iterator(texts)
@@ -235,9 +239,10 @@ def test_ray_workers_count_like_one_process(
     assert ray_running.is_initialized()  # the example's executor left the running Ray alone
     with purebpe.ray_executor() as executor:
         small = purebpe.count(corpus, SPECIALS, executor=executor, chunk_bytes=4096)
+        ranges = purebpe.count(corpus, SPECIALS, executor=executor, chunk_bytes=4096, shared_files=True)
         texts = default_corpus()[:30]
         from_texts = purebpe.count_from_iterator(texts, executor=executor)
-    assert small == one_process
+    assert small == one_process and ranges == one_process
     assert from_texts == purebpe.count_from_iterator(texts)
 
 
