@@ -386,7 +386,6 @@ def test_encode_rejects_non_text(tok: Tokenizer) -> None:
 @pytest.mark.parametrize(
     "vocab, merges, message",
     [
-        ({i: bytes([i]) for i in range(255)}, [], "no token for byte 0xff"),
         ({i: bytes([i]) for i in range(256)}, [(b"a", b"b")], "makes b'ab', which is not in the vocab"),
         ({**{i: bytes([i]) for i in range(256)}, 256: b"xyz"}, [(b"xy", b"z")], "uses a token that is not"),
     ],
@@ -396,6 +395,31 @@ def test_inconsistent_vocab_and_merges_are_refused(
 ) -> None:
     with pytest.raises(PureBPEError, match=message):
         Tokenizer(vocab, merges)
+
+
+# Stanford CS336 assignment 1's toy example: a vocab holding only the bytes it needs.
+CS336_VOCAB = {
+    0: b" ", 1: b"a", 2: b"c", 3: b"e", 4: b"h", 5: b"t",
+    6: b"th", 7: b" c", 8: b" a", 9: b"the", 10: b" at",
+}
+CS336_MERGES = [(b"t", b"h"), (b" ", b"c"), (b" ", b"a"), (b"th", b"e"), (b" a", b"t")]
+
+
+def test_cs336_toy_vocab_encodes_as_the_handout_says() -> None:
+    tok = Tokenizer(CS336_VOCAB, CS336_MERGES)
+    assert tok.encode("the cat ate") == [9, 7, 1, 5, 10, 3]
+    assert tok.decode([9, 7, 1, 5, 10, 3]) == "the cat ate"
+
+
+def test_a_byte_missing_from_the_vocab_is_an_error_only_when_text_needs_it() -> None:
+    tok = Tokenizer(CS336_VOCAB, CS336_MERGES, ["<|endoftext|>"])
+    assert tok.encode("the<|endoftext|> cat") == [9, 11, 7, 1, 5]
+    with pytest.raises(PureBPEError, match="no token for byte 0x7a, which b' zeta' needs"):
+        tok.encode("the zeta")
+    no_ff = Tokenizer({i: bytes([i]) for i in range(255)}, [])
+    assert no_ff.encode("\u00ff") == [0xC3, 0xBF]  # UTF-8 text never holds byte 0xff
+    with pytest.raises(PureBPEError, match="no token for byte 0xff"):
+        no_ff.encode_bytes(b"a\xff")
 
 
 def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: Path) -> None:
