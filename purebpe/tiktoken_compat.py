@@ -11,14 +11,17 @@ such pair on a tie); a pre-token whose bytes are a token is that token at once.
 :func:`concatenation_ranks` writes the first half of that rule in purebpe's shape, a
 table ``{packed (left id, right id): (rank, new id)}`` holding every split of every
 token into two tokens, so :func:`purebpe.core.apply_merges` runs it unchanged; the
-second half is :attr:`purebpe.Tokenizer._whole_tokens`. A merge list cannot say this
-exactly: where a token ``abc`` is learned as ``(a, bc)``, tiktoken also merges ``ab``
-with ``c`` into it.
+second half is :attr:`purebpe.Tokenizer._whole_tokens`. For rank files made by BPE
+training (the official ones) this equals replaying the merges recovered from the ranks
+(:func:`purebpe.formats.tiktoken_format.recover_merges`): a token forms in context only
+from pieces that formed as in isolation. It is exact for any rank file, though (a token
+may rank below its parts, or be reachable only whole), and building it takes half the
+time of recovering the merges (0.8 s against 1.4 s for o200k on CPython).
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Mapping, Tuple, Union
+from typing import Dict, Mapping, Tuple, Union
 
 import attr
 
@@ -111,8 +114,3 @@ def concatenation_ranks(
             if right is not None:
                 ranks[pack_pair(left, right)] = (rank, rank)
     return ranks
-
-
-def unmergeable_bytes(rank_of: Mapping[bytes, int]) -> List[int]:
-    """The byte values with no single-byte token (tiktoken needs all 256)."""
-    return [b for b in range(256) if bytes([b]) not in rank_of]
