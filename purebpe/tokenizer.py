@@ -6,15 +6,18 @@ indexed by id (``None`` in gaps) for decoding; the special tokens' ids; and a wo
 ``{pre-token: ids}``.
 
 How it works: the text is split on special tokens (longest match first, like training),
-each ordinary piece is pre-tokenized exactly as training did (the GPT-2 pattern, or one
-word per line for ``pretokenizer="none"``), and each pre-token is looked up in the cache
-or encoded by :func:`purebpe.core.apply_merges`: its UTF-8 bytes, then repeatedly the
-lowest-ranked adjacent pair merged, leftmost first. This is the same routine training
+each ordinary piece is pre-tokenized exactly as training did (the model's pattern, or
+one word per line for ``pretokenizer="none"``), and each pre-token is looked up in the
+cache or encoded by :func:`purebpe.core.apply_merges`: its UTF-8 bytes, then repeatedly
+the lowest-ranked adjacent pair merged, leftmost first. This is the same routine training
 uses to replay merges, so encoding a training word gives the tokens training ended with.
+A tokenizer built from tiktoken ranks (:meth:`Tokenizer.from_ranks`) runs the same
+routine on a table holding tiktoken's rule (:mod:`purebpe.tiktoken_compat`), and takes a
+pre-token that is a token whole, as tiktoken does.
 
 Cost: one pass of the pre-tokenizer over the text and one dict lookup per pre-token; a
-cache miss costs O(merges applied x word length), O(n log n) for long words. The cache is a plain dict, bounded by
-``CACHE_SIZE`` and simply cleared when full: real text repeats a small set of words, so
+cache miss costs O(merges applied x word length), O(n log n) for long words. The cache
+is a plain dict, bounded by ``CACHE_SIZE`` and simply cleared when full: real text repeats a small set of words, so
 it refills at once, and clearing keeps the hot loop free of LRU bookkeeping.
 
 Token ids come from the vocabulary, so any id layout works (GPT-2's own files, where
