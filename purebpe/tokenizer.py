@@ -52,6 +52,7 @@ from typing import (
 from .core import apply_merges, pack_pair
 from .counting import ChunkCutter, check_text
 from .errors import InputError, PureBPEError, UnknownTokenError
+from .formats.bytelevel import special_text, unmerged_tokens
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .specials import check_special_tokens, special_pattern, split_keep_specials
 from .tiktoken_compat import concatenation_ranks, official_encoding, read_ranks
@@ -102,7 +103,9 @@ class Tokenizer:
     ``vocab`` maps ids to token bytes, ``merges`` lists the learned merges in order as byte
     pairs, ``special_tokens`` are strings encoded as single ids (their ids come from the
     vocab when it holds their bytes, the highest such id; otherwise they get new ids after
-    the largest one). ``pretokenizer`` is how the merges were learned: ``"gpt2"``,
+    the largest one); ``None`` makes them the vocab entries that are neither a single byte
+    nor made by a merge, as :meth:`from_files` does (``<|endoftext|>`` in GPT-2's vocab),
+    and ``[]`` means none. ``pretokenizer`` is how the merges were learned: ``"gpt2"``,
     ``"cl100k"``, ``"o200k"``, a :class:`purebpe.Pattern`, or ``"none"`` (one word per
     line). The vocab need not hold all 256 bytes (Stanford CS336's toy vocab does not):
     text needing a byte it lacks raises :class:`PureBPEError` naming the byte.
@@ -136,12 +139,17 @@ class Tokenizer:
         pretokenizer: Pretokenizer = "gpt2",
         name: str = "purebpe",
     ) -> None:
-        self._begin(pretokenizer, name, special_tokens or ())
+        checked: Dict[int, bytes] = {}
         for tid, token in vocab.items():
             if not isinstance(tid, int) or tid < 0 or not isinstance(token, bytes):
                 raise PureBPEError(f"vocab entry {tid!r}: {token!r} is not (id >= 0, bytes)")
-            self.vocab[tid] = token
-        self._merges = list(merges)
+            checked[tid] = token
+        merges = list(merges)
+        if special_tokens is None:
+            special_tokens = [special_text(checked[t], t) for t in unmerged_tokens(checked, merges)]
+        self._begin(pretokenizer, name, special_tokens)
+        self.vocab.update(checked)
+        self._merges = merges
         self.special_ids = self._assign_special_ids()
 
         special_id_set = set(self.special_ids.values())
@@ -320,17 +328,22 @@ class Tokenizer:
         merges_path: "PathLike",
         special_tokens: Optional[Iterable[str]] = None,
     ) -> "Tokenizer":
-        """Read GPT-2's ``vocab.json`` and ``merges.txt`` (any id layout).
+        """Read GPT-2's ``vocab.json`` and ``merges.txt`` (any id layout, any bytes held).
 
         With ``special_tokens=None`` the special tokens are the vocab entries that are
-        neither a single byte nor made by a merge (``<|endoftext|>`` in GPT-2's files);
-        a list gives them explicitly (those missing from ``vocab.json`` get new ids).
+        neither a single byte nor made by a merge (``<|endoftext|>`` in GPT-2's files), as
+        for the constructor, and the entries written outside GPT-2's byte alphabet (added
+        tokens); a list gives them explicitly (those missing from ``vocab.json`` get new ids).
         """
-        from .formats.gpt2 import read_files
+        from .formats.gpt2 import read_vocab_and_merges
 
-        model = read_files(vocab_path, merges_path)
-        specials = model.special_tokens if special_tokens is None else special_tokens
-        return cls(model.vocab, model.merges, specials, pretokenizer=model.pretokenizer)
+        vocab, merges, specials, pretokenizer = read_vocab_and_merges(vocab_path, merges_path)
+        return cls(
+            vocab,
+            merges,
+            specials if special_tokens is None else special_tokens,
+            pretokenizer=pretokenizer,
+        )
 
     @property
     def vocab_size(self) -> int:

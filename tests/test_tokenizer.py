@@ -574,3 +574,23 @@ def test_official_rank_files_are_read_plain_or_gzipped(tmp_path: Path) -> None:
     (tmp_path / "bad.tiktoken").write_bytes(lines + b"!!! 9\n")
     with pytest.raises(PureBPEError, match="bad.tiktoken, line 258: expected 'base64 rank'"):
         Tokenizer.from_tiktoken(tmp_path / "bad.tiktoken", "r50k_base")
+
+
+def test_constructor_and_from_files_find_special_tokens_the_same_way(tmp_path: Path) -> None:
+    """``special_tokens=None``: the entries neither a single byte nor made by a merge."""
+    from purebpe.bytemap import encode_token
+
+    vocab = {**CS336_VOCAB, 11: b"<|endoftext|>"}
+    built = Tokenizer(vocab, CS336_MERGES)
+    (tmp_path / "vocab.json").write_text(json.dumps({encode_token(t): i for i, t in vocab.items()}))
+    (tmp_path / "merges.txt").write_text(
+        "#version: 0.2\n" + "".join(f"{encode_token(a)} {encode_token(b)}\n" for a, b in CS336_MERGES)
+    )
+    read = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    for tok in (built, read):
+        assert tok.special_tokens == ("<|endoftext|>",)
+        assert tok.encode("the cat ate<|endoftext|>") == [9, 7, 1, 5, 10, 3, 11]
+    plain = Tokenizer(vocab, CS336_MERGES, [])
+    assert plain.special_tokens == ()
+    with pytest.raises(PureBPEError, match="no token for byte 0x3c"):  # "<" as text
+        plain.encode("<|endoftext|>")
