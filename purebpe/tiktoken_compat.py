@@ -20,15 +20,27 @@ time of recovering the merges (0.8 s against 1.4 s for o200k on CPython).
 """
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
-from typing import Dict, Mapping, Tuple, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+
+import bisect
 
 import attr
 
 from .core import pack_pair
 from .errors import PureBPEError
 
-__all__ = ["ENCODINGS", "OfficialEncoding", "concatenation_ranks", "read_ranks"]
+__all__ = [
+    "ENCODINGS",
+    "OfficialEncoding",
+    "all_space",
+    "concatenation_ranks",
+    "last_whitespace_size",
+    "official_encoding",
+    "read_ranks",
+    "tokens_starting_with",
+]
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -114,3 +126,37 @@ def concatenation_ranks(
             if right is not None:
                 ranks[pack_pair(left, right)] = (rank, rank)
     return ranks
+
+
+# What tiktoken's encode_with_unstable and _encode_bytes look at.
+def all_space(token: Optional[bytes]) -> bool:
+    """Whether a token is all spaces, newlines and tabs (tiktoken's ``token_is_all_space``)."""
+    return bool(token) and not token.strip(b" \n\t")  # type: ignore[union-attr]
+
+
+#: Rust's ``char::is_whitespace`` (Unicode White_Space), which tiktoken's completions use;
+#: ``str.isspace`` also counts U+001C..U+001F.
+_WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def last_whitespace_size(data: bytes) -> int:
+    """The byte length of ``data``'s last character if it is whitespace, else 0."""
+    for size in range(1, min(4, len(data)) + 1):
+        if not 0x80 <= data[-size] < 0xC0:  # the last character starts here
+            try:
+                char = data[-size:].decode("utf-8")
+            except UnicodeDecodeError:
+                return 0
+            return size if char in _WHITE_SPACE else 0
+    return 0
+
+
+def tokens_starting_with(tokens: List[bytes], prefix: bytes) -> Iterator[int]:
+    """The indexes in the sorted ``tokens`` of those that start with ``prefix``."""
+    index = bisect.bisect_left(tokens, prefix)
+    while index < len(tokens) and tokens[index].startswith(prefix):
+        yield index
+        index += 1

@@ -55,7 +55,14 @@ from .errors import InputError, PureBPEError, UnknownTokenError
 from .formats.bytelevel import special_text, unmerged_tokens
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .specials import check_special_tokens, special_pattern, split_keep_specials
-from .tiktoken_compat import concatenation_ranks, official_encoding, read_ranks
+from .tiktoken_compat import (
+    all_space,
+    concatenation_ranks,
+    last_whitespace_size,
+    official_encoding,
+    read_ranks,
+    tokens_starting_with,
+)
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -509,11 +516,11 @@ class Tokenizer:
             return stable, []
         tokens, ids = self._sorted_token_bytes()
         completions: Set[Tuple[int, ...]] = set()
-        for index in _tokens_starting_with(tokens, unstable):
+        for index in tokens_starting_with(tokens, unstable):
             completions.add((ids[index],))
         for cut in range(1, len(unstable)):
             prefix, suffix = unstable[:cut], unstable[cut:]
-            for index in _tokens_starting_with(tokens, suffix):
+            for index in tokens_starting_with(tokens, suffix):
                 possibility = prefix + tokens[index]
                 try:
                     encoded = self.encode_ordinary(possibility.decode("utf-8"))
@@ -528,7 +535,7 @@ class Tokenizer:
                         break
                 completions.add(tuple(sequence))
         if len(unstable) > 1:
-            char_size = _last_whitespace_size(unstable)
+            char_size = last_whitespace_size(unstable)
             if 0 < char_size < len(unstable):
                 head, tail = unstable[:-char_size], unstable[-char_size:]
                 completions.add(tuple(self._bpe(head) + self._bpe(tail)))
@@ -689,8 +696,8 @@ class Tokenizer:
         self._encode_words(words[:-1], stable)
         last = self._encode_word(words[-1])
         cut = len(stable)
-        if _all_space(self.id_to_bytes[last[0]]):
-            while cut > 0 and _all_space(self.id_to_bytes[stable[cut - 1]]):
+        if all_space(self.id_to_bytes[last[0]]):
+            while cut > 0 and all_space(self.id_to_bytes[stable[cut - 1]]):
                 cut -= 1
         return stable[:cut], stable[cut:] + last
 
@@ -865,39 +872,6 @@ def _from_merges(
 ) -> Tokenizer:
     """Unpickle a tokenizer built from a vocab and merges."""
     return Tokenizer(vocab, merges, special_tokens, pretokenizer=pretokenizer, name=name)
-
-
-def _all_space(token: Optional[bytes]) -> bool:
-    """Whether a token is all spaces, newlines and tabs (tiktoken's ``token_is_all_space``)."""
-    return bool(token) and not token.strip(b" \n\t")  # type: ignore[union-attr]
-
-
-#: Rust's ``char::is_whitespace`` (Unicode White_Space), which tiktoken's completions use;
-#: ``str.isspace`` also counts U+001C..U+001F.
-_WHITE_SPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def _last_whitespace_size(data: bytes) -> int:
-    """The byte length of ``data``'s last character if it is whitespace, else 0."""
-    for size in range(1, min(4, len(data)) + 1):
-        if not 0x80 <= data[-size] < 0xC0:  # the last character starts here
-            try:
-                char = data[-size:].decode("utf-8")
-            except UnicodeDecodeError:
-                return 0
-            return size if char in _WHITE_SPACE else 0
-    return 0
-
-
-def _tokens_starting_with(tokens: List[bytes], prefix: bytes) -> Iterator[int]:
-    """The indexes in the sorted ``tokens`` of those that start with ``prefix``."""
-    index = bisect.bisect_left(tokens, prefix)
-    while index < len(tokens) and tokens[index].startswith(prefix):
-        yield index
-        index += 1
 
 
 def _decoded(items: Iterable[Union[str, bytes]]) -> Iterator[str]:
