@@ -24,7 +24,7 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import Pattern, Pretokenizer, pretokenizer_from_json
-from .bytelevel import MERGES_HEADER, assemble, read_json, tokens_by_bytes, unmerged_tokens
+from .bytelevel import MERGES_HEADER, assemble, read_json, special_text, tokens_by_bytes, unmerged_tokens
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -74,17 +74,36 @@ def load(path: Path) -> BPEModel:
 
 def read_files(vocab_path: PathLike, merges_path: PathLike) -> BPEModel:
     """The model in a ``vocab.json`` and a ``merges.txt``; errors name the bad file."""
-    vocab_file, merges_file = Path(vocab_path), Path(merges_path)
+    vocab, merges, special_ids, pretokenizer = _read_pair(Path(vocab_path), Path(merges_path))
+    try:
+        return assemble(vocab, merges, special_ids, pretokenizer)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{vocab_path} + {Path(merges_path).name}: {exc}") from None
+
+
+def read_vocab_and_merges(
+    vocab_path: PathLike, merges_path: PathLike
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[str], Pretokenizer]:
+    """``(vocab, merges, special tokens, pretokenizer)`` as the files hold them, unchecked
+    as a model: a vocab may lack bytes (Stanford CS336's toy vocab), as a Tokenizer's may."""
+    vocab, merges, special_ids, pretokenizer = _read_pair(Path(vocab_path), Path(merges_path))
+    try:
+        specials = [special_text(vocab[tid], tid) for tid in special_ids]
+    except PureBPEError as exc:
+        raise PureBPEError(f"{vocab_path}: {exc}") from None
+    return vocab, merges, specials, pretokenizer
+
+
+def _read_pair(
+    vocab_file: Path, merges_file: Path
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[int], Pretokenizer]:
+    """The files' vocab, merges, special token ids and pretokenizer."""
     for needed in (vocab_file, merges_file):
         if not needed.is_file():
             raise PureBPEError(f"{needed}: no such file (GPT-2 format needs vocab.json and merges.txt)")
     vocab, literal_ids = _read_vocab(vocab_file)
     merges, pretokenizer = _read_merges(merges_file)
-    specials = sorted(set(unmerged_tokens(vocab, merges)) | literal_ids)
-    try:
-        return assemble(vocab, merges, specials, pretokenizer)
-    except PureBPEError as exc:
-        raise PureBPEError(f"{vocab_file} + {merges_file.name}: {exc}") from None
+    return vocab, merges, sorted(set(unmerged_tokens(vocab, merges)) | literal_ids), pretokenizer
 
 
 def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:

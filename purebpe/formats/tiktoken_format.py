@@ -35,9 +35,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import importlib
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
@@ -133,7 +135,7 @@ def load(path: Path) -> BPEModel:
         ranks_path, sidecar_path = path.with_name(path.name[: -len(".json")]), path
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
-    ranks = _read_ranks(ranks_path)
+    ranks = read_ranks_file(ranks_path)
     pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
     if sidecar_path.exists():
         pretokenizer, specials = _read_sidecar(sidecar_path)
@@ -143,35 +145,45 @@ def load(path: Path) -> BPEModel:
             raise PureBPEError(f"{sidecar_path}: special token {text!r} has id {tid}, a rank in {ranks_path.name}")
         vocab[tid] = text.encode("utf-8")
     try:
-        merges = _recover_merges(ranks)
+        merges = recover_merges(ranks)
         return assemble(vocab, merges, list(specials.values()), pretokenizer)
     except PureBPEError as exc:
         raise PureBPEError(f"{ranks_path}: {exc}") from None
 
 
-def _read_ranks(path: Path) -> Dict[bytes, int]:
+def read_ranks_file(path: Path) -> Dict[bytes, int]:
+    """``{token bytes: rank}`` from a ranks file; a ``.gz`` name is read through gzip."""
     if not path.is_file():
         raise PureBPEError(f"{path}: no such file")
+    opener = gzip.open if path.name.endswith(".gz") else open
     ranks: Dict[bytes, int] = {}
-    with open(path, "rb") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            fields = line.split()
-            try:
-                if len(fields) != 2:
-                    raise ValueError("expected 2 fields")
-                token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
-            except (ValueError, binascii.Error) as exc:
-                raise PureBPEError(
-                    f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
-                ) from None
-            if token in ranks or rank < 0:
-                raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
-            ranks[token] = rank
+    number = 0
+    try:
+        with opener(path, "rb") as f:
+            for number, line in enumerate(f, start=1):
+                _add_rank_line(ranks, line, path, number)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise PureBPEError(f"{path}, line {number + 1}: cannot read ({exc})") from None
     if len(set(ranks.values())) != len(ranks):
         raise PureBPEError(f"{path}: two tokens share a rank")
     return ranks
+
+
+def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int) -> None:
+    if not line.strip():
+        return
+    fields = line.split()
+    try:
+        if len(fields) != 2:
+            raise ValueError("expected 2 fields")
+        token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
+    except (ValueError, binascii.Error) as exc:
+        raise PureBPEError(
+            f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
+        ) from None
+    if token in ranks or rank < 0:
+        raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
+    ranks[token] = rank
 
 
 def _read_sidecar(path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
@@ -184,7 +196,7 @@ def _read_sidecar(path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
     return pretokenizer_from_json(recorded, str(path)), specials
 
 
-def _recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
+def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
     """The merges behind ``ranks``: each multi-byte token, in rank order, split in two.
 
     A token's two halves are what its bytes encode to with the merges found so far
