@@ -13,6 +13,8 @@ from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
+from ..progress import Progress
+from ..superbpe import STAGE2_PATTERN, superwords_from_counts
 from ..trainers import VARIANTS
 from ..training import check_arguments, train_from_counts
 from ._common import add_input_arguments, count_input, progress_option
@@ -36,6 +38,15 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--min-frequency", type=int, default=1, metavar="F")
     parser.add_argument("--max-token-length", type=int, default=None, metavar="BYTES")
     parser.add_argument("--initial", metavar="DIR", help="continue training from this model")
+    parser.add_argument(
+        "--superbpe",
+        action="store_true",
+        help="SuperBPE: keep --transition merges learned with --pretokenizer (or those of "
+        "--initial), then learn superwords that cross whitespace (see docs: Superword tokenizers)",
+    )
+    parser.add_argument(
+        "--transition", type=int, metavar="T", help="with --superbpe: how many stage-1 merges"
+    )
     parser.add_argument("--format", default="purebpe", choices=list(FORMATS))
     parser.add_argument("-o", "--output", default="purebpe-model", metavar="DIR")
     parser.set_defaults(func=run)
@@ -46,6 +57,10 @@ def run(args: argparse.Namespace) -> int:
     initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
     if args.counts and args.files:
         raise PureBPEError("give either FILES or --counts, not both")
+    if args.superbpe:
+        return _run_superbpe(args, progress, initial)
+    if args.transition is not None:
+        raise PureBPEError("--transition goes with --superbpe")
     start = time.perf_counter()
     counts: WordCounts
     if args.counts:
@@ -82,6 +97,41 @@ def run(args: argparse.Namespace) -> int:
     saved = time.perf_counter()
     seconds = [counted - start, trained - counted, saved - trained]
     _print_summary(source, counts, model, args.variant, seconds, paths)
+    return 0
+
+
+def _run_superbpe(
+    args: argparse.Namespace, progress: Progress, initial: Optional[BPEModel]
+) -> int:
+    """Stage 1 (unless ``--initial`` gives it), then stage 2 on the same input."""
+    if args.counts:
+        raise PureBPEError("--superbpe counts the text twice (two patterns): give FILES, not --counts")
+    if (initial is None) == (args.transition is None):
+        raise PureBPEError("--superbpe needs --transition T (stage 1 here) or --initial DIR (stage 1 done)")
+    check_arguments(
+        args.vocab_size, args.special_token, args.variant, initial, progress, args.min_frequency, None
+    )
+    start = time.perf_counter()
+    if initial is None:
+        counts, source = count_input(args)
+        initial = train_from_counts(
+            counts,
+            256 + args.transition + len(counts.special_tokens),
+            variant=args.variant,
+            min_frequency=args.min_frequency,
+            progress=progress,
+        )
+    args.pattern = STAGE2_PATTERN
+    args.special_token = list(initial.special_tokens)
+    counted = time.perf_counter()
+    counts, source = count_input(args)
+    model = superwords_from_counts(
+        counts, args.vocab_size, initial, variant=args.variant, min_frequency=args.min_frequency, progress=progress
+    )
+    trained = time.perf_counter()
+    paths = model.save(args.output, args.format)
+    seconds = [counted - start, trained - counted, time.perf_counter() - trained]
+    _print_summary(source, counts, model, f"{args.variant} (stage 1), superwords", seconds, paths)
     return 0
 
 
