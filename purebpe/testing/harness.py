@@ -123,6 +123,20 @@ class Counterexample(AssertionError):
         return "\n".join(lines)
 
 
+class TimeLimitExceeded(BaseException):
+    """The implementation did not return within the time limit.
+
+    A ``BaseException``, so that Hypothesis reports it at once instead of shrinking the
+    case (each try would wait the whole limit again): the case is reported as found.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no result within {seconds:g} s: the call hangs, or is far too slow")
+        self.seconds = seconds
+        self.case: Sequence[Tuple[str, Any]] = ()
+        self.reproduce: Sequence[str] = ()
+
+
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Check:
     """One property: a name for the report, what it means, and how to run it."""
@@ -182,6 +196,9 @@ def property_check(
         def holds(case: T) -> None:
             try:
                 verify(case)
+            except TimeLimitExceeded as exc:
+                exc.case, exc.reproduce = describe(case), reproduce(case)
+                raise
             except (HypothesisException, Counterexample):
                 raise
             except Exception as exc:  # the implementation's wrong answer, or its crash
@@ -213,6 +230,10 @@ def run_check(check: Check, settings: Optional[Settings] = None) -> Outcome:
     start = time.perf_counter()
     try:
         check.run(chosen)
+    except TimeLimitExceeded as exc:
+        reason = f"{exc} (the first case that hung, not shrunk: each try would wait again)"
+        found = Counterexample(check.name, reason, exc.case, (), exc.reproduce)
+        return Outcome(check.name, False, time.perf_counter() - start, found)
     except Exception as exc:
         seconds = time.perf_counter() - start
         found = _find_counterexample(exc)
