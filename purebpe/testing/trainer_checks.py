@@ -50,7 +50,7 @@ from ..errors import PureBPEError
 from ..trainers import get_trainer
 from .harness import Check, Code, property_check
 from .isolation import DEFAULT_TIME_LIMIT, Worker, call_with_time_limit, spec_of
-from .strategies import corpora, special_tokens, vocab_sizes
+from .strategies import NASTY_PIECES, corpora, special_tokens, vocab_sizes
 
 #: The purebpe variant the trainer under test is compared with.
 ORACLE_VARIANT = "incremental"
@@ -105,6 +105,36 @@ def trainer_cases(draw: st.DrawFn) -> TrainerCase:
     text = (specials[0] if specials else "").join(documents)
     smallest = 256 + len(specials)
     return TrainerCase(text, draw(vocab_sizes(smallest, smallest + 60)), tuple(specials))
+
+
+@st.composite
+def corner_cases(draw: st.DrawFn) -> TrainerCase:
+    """A few pieces glued together: the GPT-2 pattern's and UTF-8's corners
+    (:data:`~purebpe.testing.strategies.NASTY_PIECES`: contractions, ``\r\n``, runs of
+    spaces, scripts), special tokens and their fragments, and a letter or two -- each a
+    case where a trainer that reads, cuts or pre-tokenizes the text differently shows it
+    in its merges (vocab sizes of 1 to 32 merges: all the pairs of a short text)."""
+    specials = draw(st.one_of(special_tokens(), st.sampled_from(NESTED_SPECIALS).map(list)))
+    fragments = [s[:-1] for s in specials if len(s) > 1]
+    around_specials = st.sampled_from(("a", "b") + tuple(specials) + tuple(fragments))
+    piece = st.one_of(around_specials, st.sampled_from(NASTY_PIECES))
+    text = "".join(draw(st.lists(piece, min_size=1, max_size=5)))
+    smallest = 256 + len(specials)
+    return TrainerCase(text, draw(st.integers(smallest + 1, smallest + 32)), tuple(specials))
+
+
+def corner_examples() -> List[TrainerCase]:
+    """The explicit corner cases, tried before any drawn one: each nasty piece alone, and
+    each pair of nested special tokens (shorter first) with the longer one in the text."""
+    cases = [TrainerCase(piece, 257, ()) for piece in NASTY_PIECES]
+    for nested in NESTED_SPECIALS:
+        cases.append(TrainerCase("a" + nested[-1] + "a", 256 + len(nested) + 1, tuple(nested)))
+    return cases
+
+
+#: Special tokens nested in one another, the shorter first (the order that catches a
+#: trainer matching them in the order given): the longest match must win.
+NESTED_SPECIALS = (("ab", "abcd"), ("<|endoftext|>", "<|endoftext|><|endoftext|>"))
 
 
 #: Word counts at the edges of the integer types trainers keep counts in: 2**31 and 2**32
@@ -417,9 +447,13 @@ def trainer_checks(
         )
 
     def check(
-        name: str, description: str, verify: Callable[[TrainerCase], None], drawn: st.SearchStrategy[TrainerCase] = cases
+        name: str,
+        description: str,
+        verify: Callable[[TrainerCase], None],
+        drawn: st.SearchStrategy[TrainerCase] = cases,
+        examples: Sequence[TrainerCase] = (),
     ) -> Check:
-        return property_check(name, description, drawn, verify, describe, reproduce)
+        return property_check(name, description, drawn, verify, describe, reproduce, examples)
 
     def well_formed(case: TrainerCase) -> None:
         vocab, _ = subject.call(case)
@@ -562,6 +596,23 @@ def trainer_checks(
                 check(option, f"with {option} set, the merges match {oracle} (and respect it)", limited, with_limits(cases, option))
             )
     if level == "text":
+        checks.append(
+            check(
+                "corner cases",
+                f"merges and vocab match {oracle} on a few pieces: contractions, \\r\\n, spaces, scripts, specials",
+                real_text,
+                corner_cases(),
+            )
+        )
+        checks.append(
+            check(
+                "each nasty piece",
+                f"merges and vocab match {oracle} on each nasty piece alone, and on nested special tokens",
+                real_text,
+                st.sampled_from(corner_examples()),
+                corner_examples(),
+            )
+        )
         checks.append(
             property_check(
                 "real text",
