@@ -241,8 +241,8 @@ def run_check(check: Check, settings: Optional[Settings] = None) -> Outcome:
         check.run(chosen)
     except TimeLimitExceeded as exc:
         reason = f"{exc} (the first case that hung, not shrunk: each try would wait again)"
-        found = Counterexample(check.name, reason, exc.case, (), exc.reproduce)
-        return Outcome(check.name, False, time.perf_counter() - start, found)
+        hung = Counterexample(check.name, reason, exc.case, (), exc.reproduce)
+        return Outcome(check.name, False, time.perf_counter() - start, hung)
     except Exception as exc:
         seconds = time.perf_counter() - start
         found = _find_counterexample(exc)

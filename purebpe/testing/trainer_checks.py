@@ -43,6 +43,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import attr
 from hypothesis import strategies as st
 
+from ..bytemap import BYTE_TO_UNICODE, encode_token
 from ..core import WordTable
 from ..corpus import default_corpus
 from ..counting import count_from_iterator
@@ -189,7 +190,7 @@ def reproducer(semantics: str) -> Callable[[TrainerCase], List[str]]:
         lines = ['open("case.txt", "wb").write(text.encode("utf-8"))']
         lines.append(f"vocab, merges = train_bpe('case.txt', vocab_size, special_tokens{options})")
         if semantics == "hf":
-            lines.append("# special tokens are text; the vocab holds each byte string once")
+            lines.append("# words never span lines; special tokens are text; each byte string once in the vocab")
         lines.append(f"expected = purebpe.train('case.txt', vocab_size, special_tokens{options}{reference})")
         return lines
 
@@ -211,12 +212,22 @@ class Expected:
 
 
 def words_of(case: TrainerCase, semantics: str) -> Dict[bytes, int]:
-    """The words the semantics trains on: the text cut on the special tokens (under
-    ``"hf"`` the special tokens are ordinary text), pre-tokenized with GPT-2's pattern."""
+    """The words the semantics trains on: the text cut on the special tokens, pre-tokenized
+    with GPT-2's pattern. Under ``"hf"`` the special tokens are ordinary text and the text
+    is cut into lines first, each with its ``\n`` (``tokenizers``' ``Tokenizer.train``
+    reads a file line by line: no word spans two lines)."""
     if case.word_counts is not None:
         return dict(case.word_counts)
-    specials = () if semantics == "hf" else case.special_tokens
-    return count_from_iterator([case.text], specials).words
+    if semantics == "hf":
+        return count_from_iterator(lines_of(case.text)).words
+    return count_from_iterator([case.text], case.special_tokens).words
+
+
+def lines_of(text: str) -> List[str]:
+    """``text`` cut after each ``\n`` (only: not ``\r`` or the other line breaks of
+    ``str.splitlines``), as ``tokenizers`` reads a training file."""
+    pieces = text.split("\n")
+    return [piece + "\n" for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
 
 
 def reference(
@@ -230,7 +241,8 @@ def reference(
     """What a trainer following ``semantics`` learns from ``word_counts``.
 
     ``"cs336"`` and ``"purebpe"``: canonical BPE, ids laid out as purebpe does (bytes,
-    merges, specials). ``"hf"``: ties to the smallest Hugging Face ids, and the vocab
+    merges, specials). ``"hf"`` (on the words of :func:`words_of`, which cut lines and keep
+    special tokens as text): ties to the smallest Hugging Face ids, and the vocab
     holds each byte string once (``tokenizers`` gives a merge whose string is already a
     token, a special token say, that token's id), so merging goes on until ``vocab_size``
     distinct strings are reached.
@@ -248,15 +260,27 @@ def reference(
         merges = table.merges
         tokens = [bytes([b]) for b in range(256)] + [left + right for left, right in merges] + specials
         return Expected(merges, dict(enumerate(tokens)), len(tokens) == vocab_size)
-    distinct = {bytes([b]) for b in range(256)} | set(specials)
+    # tokenizers names a token by its string: a special token by itself, bytes by their
+    # GPT-2 characters. A token whose string is already taken gets that token's id, which
+    # both its tie-breaks and the vocab's size see.
+    hf_ids = {special: -(i - len(special_tokens)) for i, special in enumerate(special_tokens)}
+    for byte in range(256):
+        table.tie_keys[byte] = hf_ids.setdefault(BYTE_TO_UNICODE[byte], table.tie_keys[byte])
     trainer = get_trainer(ORACLE_VARIANT)(table)
-    while len(distinct) < vocab_size and next(trainer, None) is not None:
-        left, right = table.merges[-1]
-        distinct.add(left + right)
-    merges = table.merges
-    tokens = specials + [bytes([b]) for b in range(256)] + [left + right for left, right in merges]
-    unique = list(dict.fromkeys(tokens))
-    return Expected(merges, dict(enumerate(unique)), len(unique) >= vocab_size)
+    while len(hf_ids) < vocab_size and next(trainer, None) is not None:
+        new_id = len(table.token_bytes) - 1
+        table.tie_keys[new_id] = hf_ids.setdefault(encode_token(table.token_bytes[new_id]), table.tie_keys[new_id])
+    return Expected(table.merges, dict(enumerate(hf_vocab(special_tokens, table.merges))), len(hf_ids) >= vocab_size)
+
+
+def hf_vocab(special_tokens: Sequence[str], merges: Merges) -> List[bytes]:
+    """The tokens of a ``tokenizers`` vocab as bytes: the special tokens, the bytes and the
+    merges' results, each string once (a special token is its own string, bytes are
+    their GPT-2 characters)."""
+    tokens = {special: special.encode("utf-8") for special in special_tokens}
+    for token in [bytes([b]) for b in range(256)] + [left + right for left, right in merges]:
+        tokens.setdefault(encode_token(token), token)
+    return list(tokens.values())
 
 
 def check_shape(result: Any) -> Tuple[Vocab, Merges]:
@@ -476,7 +500,7 @@ def trainer_checks(
         wanted = [bytes([b]) for b in range(256)] + [s.encode("utf-8") for s in case.special_tokens]
         wanted += [left + right for left, right in merges]
         if semantics == "hf":  # one id per distinct string
-            wanted = list(dict.fromkeys(wanted))
+            wanted = hf_vocab(case.special_tokens, merges)
         if Counter(vocab.values()) != Counter(wanted):
             raise AssertionError(
                 "the vocab is not the 256 bytes + the special tokens + one token per merge"
@@ -533,7 +557,7 @@ def trainer_checks(
     spec = spec if spec is not None else spec_of(train_fn)
     workers = [Worker(spec, seed) for seed in HASH_SEEDS] if spec is not None else []
     # The workers live as long as the checks; they stop when their stdin closes.
-    weakref.finalize(subject, lambda: [worker.close() for worker in workers])
+    weakref.finalize(subject, close_all, workers)
 
     def across_processes(case: TrainerCase) -> None:
         results = [subject.call(case, worker) for worker in workers]
@@ -624,6 +648,11 @@ def trainer_checks(
             )
         )
     return checks
+
+
+def close_all(workers: Sequence[Worker]) -> None:
+    for worker in workers:
+        worker.close()
 
 
 #: The hash seeds of the two worker processes of "deterministic across processes".
