@@ -103,3 +103,14 @@ def test_hf_tokenizers_passes_hf_semantics_and_fails_canonical() -> None:
     check_trainer(hf_trainer_adapter.train_bpe, semantics="hf")
     failed = [o.name for o in conformance("trainer", hf_trainer_adapter.train_bpe, properties=["corner cases"]) if not o.passed]
     assert failed == ["corner cases"]
+
+
+def test_cli_trains_with_hf_ties(tmp_path: Path) -> None:
+    from purebpe.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"ab ba")  # (a, b), (b, a), ( , b) tie: hf takes the smallest ids
+    for tie_break, first in (("hf", (b"a", b"b")), ("canonical", (b"b", b"a"))):
+        out = tmp_path / tie_break
+        assert main(["train", str(corpus), "--vocab-size", "257", "--tie-break", tie_break, "-o", str(out), "--progress", "none"]) == 0
+        assert purebpe.load(out).merges == [first]
