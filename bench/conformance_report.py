@@ -1,0 +1,175 @@
+"""Run purebpe's conformance suite on every BPE implementation installable here and write
+``docs/conformance-report.md``.
+
+    python bench/conformance_report.py [--output docs/conformance-report.md]
+
+Trainers (:mod:`peer_trainers`, plus ``tokenizers`` through :mod:`hf_trainer_adapter`)
+go through ``check_trainer`` under the CS336 semantics, and ``tokenizers`` under the
+Hugging Face semantics too; encoders (:mod:`peer_encoders`) through ``check_tokenizer``.
+Every run uses the suite's default settings (50 examples per property, fixed seed), so
+the page is reproducible: rerun the script, get the same counterexamples. A library that
+is not installed is listed as such.
+
+Each failure gets a verdict. The rules, applied to the counterexample's diagnosis:
+a tie broken another way, or a difference that the ``hf`` semantics accounts for, is a
+*semantic choice*; a crash, a wrong vocab size, a merge of tokens never made, a merge of
+a pair that is not the most frequent, or results that change between runs are *bugs*.
+:data:`NOTES` adds what was found by reading each case (written by hand, keyed by
+implementation and property).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+
+from purebpe.testing.checks import conformance  # noqa: E402
+from purebpe.testing.harness import Outcome  # noqa: E402
+
+#: (name, module, package to import first, function, semantics)
+TRAINERS: Sequence[Tuple[str, str, str, str, str]] = (
+    ("purebpe (control)", "peer_trainers", "purebpe", "purebpe_train_bpe", "cs336"),
+    ("HF tokenizers", "hf_trainer_adapter", "tokenizers", "train_bpe", "cs336"),
+    ("HF tokenizers", "hf_trainer_adapter", "tokenizers", "train_bpe", "hf"),
+    ("rustbpe", "peer_trainers", "rustbpe", "rustbpe_train_bpe", "cs336"),
+    ("bpeasy", "peer_trainers", "bpeasy", "bpeasy_train_bpe", "cs336"),
+    ("tiktoken._educational", "peer_trainers", "tiktoken", "tiktoken_educational_train_bpe", "cs336"),
+    ("ffbpe", "peer_trainers", "ffbpe", "ffbpe_train_bpe", "cs336"),
+    ("fast-bpe-rs", "peer_trainers", "fast_bpe_rs", "fast_bpe_rs_train_bpe", "cs336"),
+    ("bpetokenizer", "peer_trainers", "bpetokenizer", "bpetokenizer_train_bpe", "cs336"),
+)
+ENCODERS: Sequence[Tuple[str, str, str, str]] = (
+    ("purebpe.Tokenizer (control)", "purebpe", "purebpe", "Tokenizer"),
+    ("tiktoken.Encoding", "peer_encoders", "tiktoken", "TiktokenEncoder"),
+    ("HF tokenizers (BPE + ByteLevel)", "peer_encoders", "tokenizers", "HFEncoder"),
+)
+
+#: What reading the counterexamples showed, by (implementation, property).
+NOTES: Dict[Tuple[str, str], str] = {
+    ("HF tokenizers", "merges match purebpe"): "ties go to the smallest token ids, and special tokens are counted as text: both HF's rules (it passes `semantics=\"hf\"`)",
+    ("rustbpe", "merges match purebpe"): "ties go to the smallest token ids (raw byte values, then merge order): a semantic choice",
+    ("bpeasy", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
+    ("fast-bpe-rs", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
+    ("ffbpe", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
+    ("tiktoken._educational", "merges match purebpe"): "ties go to the first pair seen (the least rank): a semantic choice; its special tokens are text (it has none)",
+    ("bpetokenizer", "merges match purebpe"): "ties go to the first pair counted (minbpe's max over a dict): a semantic choice",
+}
+
+
+def verdict(outcome: Outcome, passes_hf: bool) -> str:
+    """Semantic choice or bug, from the failure's diagnosis (see the module docstring)."""
+    report = outcome.report()
+    if "a tie:" in report:
+        return "semantic choice (ties)"
+    if passes_hf:
+        return "semantic choice (HF's rules)"
+    if "raised" in outcome.summary() or "no result within" in report:
+        return "**bug** (crash or hang)"
+    if outcome.name in ("deterministic", "deterministic across processes"):
+        return "**bug** (not deterministic)"
+    if outcome.name in ("well-formed", "vocab size", "merges use earlier tokens", "each merge is a most frequent pair"):
+        return "**bug**"
+    return "difference"
+
+
+def load(module: str, package: str, attribute: str) -> Optional[Callable[..., Any]]:
+    try:
+        importlib.import_module(package)
+        target: Callable[..., Any] = getattr(importlib.import_module(module), attribute)
+    except ImportError:
+        return None
+    return target
+
+
+def cell(text: str, limit: int = 160) -> str:
+    flat = text.replace("\n", " ").replace("|", "\\|")
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def run_all(kind: str, rows: Sequence[Tuple[Any, ...]]) -> List[Tuple[str, str, Optional[List[Outcome]], float]]:
+    results = []
+    for row in rows:
+        name, module, package, attribute = row[:4]
+        semantics = row[4] if len(row) > 4 else "cs336"
+        fn = load(module, package, attribute)
+        start = time.perf_counter()
+        outcomes = None if fn is None else conformance(kind, fn, semantics=semantics)
+        results.append((name, semantics, outcomes, time.perf_counter() - start))
+        print(f"{name} ({semantics}): {'not installed' if outcomes is None else sum(o.passed for o in outcomes)} passed", flush=True)
+    return results
+
+
+def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], encoders: List[Tuple[str, str, Optional[List[Outcome]], float]]) -> str:
+    hf_passes = {name for name, semantics, outcomes, _ in trainers if semantics == "hf" and outcomes and all(o.passed for o in outcomes)}
+    lines = [
+        "# Conformance report: every BPE implementation installable here",
+        "",
+        "Generated by `python bench/conformance_report.py` (do not edit by hand) on "
+        f"{platform.python_implementation()} {platform.python_version()}, with the suite's default settings "
+        "(50 examples per property, fixed seed). Each implementation is behind a few-line adapter in "
+        "`bench/peer_trainers.py`, `bench/hf_trainer_adapter.py` or `bench/peer_encoders.py`; what the "
+        "properties mean is on [the conformance page](conformance.md).",
+        "",
+        "## Trainers",
+        "",
+        "| implementation | semantics | passes | fails |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, semantics, outcomes, seconds in trainers:
+        if outcomes is None:
+            lines.append(f"| {name} | {semantics} | not installed | |")
+            continue
+        failed = [o.name for o in outcomes if not o.passed]
+        lines.append(f"| {name} | {semantics} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |")
+    lines += ["", "### Failures, with the minimal counterexample", ""]
+    for name, semantics, outcomes, _ in trainers:
+        for outcome in outcomes or []:
+            if outcome.passed:
+                continue
+            note = NOTES.get((name, outcome.name), "")
+            label = verdict(outcome, name in hf_passes and semantics == "cs336")
+            lines.append(f"**{name}** ({semantics}), *{outcome.name}* -- {label}{': ' + note if note else ''}")
+            lines += ["", "```text", outcome.report(), "```", ""]
+    lines += [
+        "## Encoders (`check_tokenizer`)",
+        "",
+        "Each case trains a small purebpe model (GPT-2 pattern) and builds the library's encoder from its "
+        "vocab and merges.",
+        "",
+        "| implementation | passes | fails |",
+        "| --- | --- | --- |",
+    ]
+    for name, _, outcomes, _ in encoders:
+        if outcomes is None:
+            lines.append(f"| {name} | not installed | |")
+            continue
+        failed = [o.name for o in outcomes if not o.passed]
+        lines.append(f"| {name} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |")
+    lines += [""]
+    for name, _, outcomes, _ in encoders:
+        for outcome in outcomes or []:
+            if not outcome.passed:
+                lines += [f"**{name}**, *{outcome.name}*", "", "```text", outcome.report(), "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", default=str(HERE.parent / "docs" / "conformance-report.md"))
+    args = parser.parse_args(argv)
+    trainers = run_all("trainer", TRAINERS)
+    encoders = run_all("tokenizer", ENCODERS)
+    Path(args.output).write_text(render(trainers, encoders), encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
