@@ -79,7 +79,7 @@ def spec_of(fn: Callable[..., Any]) -> Optional[str]:
         found = load_callable(spec)
     except Exception:
         return None
-    return spec if found is fn or getattr(found, "__func__", None) is getattr(fn, "__func__", fn) else None
+    return spec if found == fn else None  # (== for bound methods, which are made anew each time)
 
 
 class Worker:
