@@ -189,8 +189,13 @@ def reproducer(semantics: str) -> Callable[[TrainerCase], List[str]]:
             ]
         lines = ['open("case.txt", "wb").write(text.encode("utf-8"))']
         lines.append(f"vocab, merges = train_bpe('case.txt', vocab_size, special_tokens{options})")
-        if semantics == "hf":
-            lines.append("# words never span lines; special tokens are text; each byte string once in the vocab")
+        if semantics == "hf":  # lines, special tokens as text (see words_of)
+            lines.append("from purebpe.testing.trainer_checks import lines_of")
+            lines.append(
+                f"expected = purebpe.train_from_iterator(lines_of(text), vocab_size - len(special_tokens), ()"
+                f"{options}{reference})"
+            )
+            return lines
         lines.append(f"expected = purebpe.train('case.txt', vocab_size, special_tokens{options}{reference})")
         return lines
 
