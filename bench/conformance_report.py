@@ -41,12 +41,12 @@ TRAINERS: Sequence[Tuple[str, str, str, str, str]] = (
     ("rustbpe", "peer_trainers", "rustbpe", "rustbpe_train_bpe", "cs336"),
     ("bpeasy", "peer_trainers", "bpeasy", "bpeasy_train_bpe", "cs336"),
     ("tiktoken._educational", "peer_trainers", "tiktoken", "tiktoken_educational_train_bpe", "cs336"),
-    ("tiktoken._educational, guarded", "peer_trainers", "tiktoken", "guarded_tiktoken_educational_train_bpe", "cs336"),
+    ("tiktoken._educational, trained as far as it goes", "peer_trainers", "tiktoken", "guarded_tiktoken_educational_train_bpe", "cs336"),
     ("ffbpe", "peer_trainers", "ffbpe", "ffbpe_train_bpe", "cs336"),
-    ("ffbpe, guarded", "peer_trainers", "ffbpe", "guarded_ffbpe_train_bpe", "cs336"),
+    ("ffbpe, special tokens cut out first", "peer_trainers", "ffbpe", "guarded_ffbpe_train_bpe", "cs336"),
     ("fast-bpe-rs", "peer_trainers", "fast_bpe_rs", "fast_bpe_rs_train_bpe", "cs336"),
     ("bpetokenizer", "peer_trainers", "bpetokenizer", "bpetokenizer_train_bpe", "cs336"),
-    ("bpetokenizer, guarded", "peer_trainers", "bpetokenizer", "guarded_bpetokenizer_train_bpe", "cs336"),
+    ("bpetokenizer, trained as far as it goes", "peer_trainers", "bpetokenizer", "guarded_bpetokenizer_train_bpe", "cs336"),
 )
 ENCODERS: Sequence[Tuple[str, str, str, str]] = (
     ("purebpe.Tokenizer (control)", "purebpe", "purebpe", "Tokenizer"),
@@ -61,17 +61,17 @@ NOTES: Dict[Tuple[str, str], str] = {
     ("bpeasy", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
     ("fast-bpe-rs", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
     ("ffbpe", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
-    ("tiktoken._educational", "merges match purebpe"): "ties go to the first pair seen (the least rank): a semantic choice; its special tokens are text (it has none)",
-    ("bpetokenizer", "merges match purebpe"): "ties go to the first pair counted (minbpe's max over a dict): a semantic choice",
+    ("tiktoken._educational", "merges match purebpe"): "ties go to the pair seen first in the text (max over a dict in insertion order): a semantic choice; special tokens are text to it (it has none)",
+    ("bpetokenizer", "merges match purebpe"): "ties go to the pair seen first in the text (minbpe's max over a dict), and its special tokens are counted as text: semantic choices",
     ("fast-bpe-rs", "well-formed"): "its vocab is not a BPE merge sequence: on 'aaaaaa' it makes 'aa', then 'aaa' (the pair (aa, a) does not occur in aa aa aa), then 'aaaaaa', and encodes 'aaaaaa' as [aa, aa, aa]: a bug",
     ("ffbpe", "well-formed"): "a special token equal to a byte (' ') is refused as a duplicate vocabulary token: a bug for such special tokens",
-    ("tiktoken._educational", "well-formed"): "crashes (max() of an empty sequence) when no pair is left before vocab_size: educational code",
-    ("bpetokenizer", "well-formed"): "an assertion fails when no merge is asked for",
+    ("tiktoken._educational", "well-formed"): "crashes (max() of an empty sequence) when no pair is left before vocab_size, e.g. on an empty file: educational code, but a crash",
+    ("bpetokenizer", "well-formed"): "an assertion fails when no merge is asked for (and max() of no pairs crashes when the text runs out of pairs)",
     ("HF tokenizers (BPE + ByteLevel)", "decode = vocab bytes"): "special tokens go through the ByteLevel decoder too: a special token with a character above U+007F in the GPT-2 alphabet (é) decodes as the byte it stands for (0xE9), not as its UTF-8: a bug for such special tokens",
 }
-#: The guarded rows answer the trivial cases in the adapter; their notes as the unguarded ones'.
-for (name, prop), note in list(NOTES.items()):
-    NOTES.setdefault((name + ", guarded", prop), note)
+NOTES[("tiktoken._educational, trained as far as it goes", "merges match purebpe")] = NOTES[("tiktoken._educational", "merges match purebpe")]
+NOTES[("ffbpe, special tokens cut out first", "merges match purebpe")] = NOTES[("ffbpe", "merges match purebpe")]
+NOTES[("bpetokenizer, trained as far as it goes", "merges match purebpe")] = NOTES[("bpetokenizer", "merges match purebpe")]
 
 
 def verdict(outcome: Outcome, passes_hf: bool) -> str:
@@ -139,6 +139,20 @@ def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], enco
             continue
         failed = [o.name for o in outcomes if not o.passed]
         lines.append(f"| {name} | {semantics} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |")
+    lines += ["", "### In short", ""]
+    for name, semantics, outcomes, _ in trainers:
+        if not outcomes:
+            continue
+        passes_hf = name in hf_passes and semantics == "cs336"
+        labels = {verdict(o, passes_hf) for o in outcomes if not o.passed}
+        bugs = [o.name for o in outcomes if not o.passed and verdict(o, passes_hf).startswith("**bug")]
+        if not labels:
+            summary = "passes every property"
+        elif bugs:
+            summary = f"**bugs** ({', '.join(bugs)}); see below"
+        else:
+            summary = "differs only by semantic choices: " + ", ".join(sorted(labels))
+        lines.append(f"* **{name}** ({semantics}): {summary}.")
     lines += ["", "### Failures, with the minimal counterexample", ""]
     for name, semantics, outcomes, _ in trainers:
         for outcome in outcomes or []:

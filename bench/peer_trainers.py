@@ -153,7 +153,8 @@ def purebpe_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Seq
 def guarded(train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]]) -> Callable[..., Tuple[Vocab, Merges]]:
     """``train_bpe`` with the trivial cases answered by the adapter (no merge asked for, or an
     empty file: the bytes and the special tokens), for libraries that crash on them, so
-    that the report shows what else the suite finds."""
+    that the report shows what else the suite finds (with the workarounds below for
+    what the unguarded rows show)."""
 
     def train(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
         if vocab_size <= 256 + len(special_tokens) or not read(input_path):
@@ -163,6 +164,33 @@ def guarded(train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Mer
     return train
 
 
-guarded_tiktoken_educational_train_bpe = guarded(tiktoken_educational_train_bpe)
-guarded_ffbpe_train_bpe = guarded(ffbpe_train_bpe)
-guarded_bpetokenizer_train_bpe = guarded(bpetokenizer_train_bpe)
+def as_far_as_it_goes(
+    train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]]
+) -> Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]]:
+    """For trainers that crash (``max()`` of no pairs) when no pair is left before
+    ``vocab_size``: ask for one token fewer until they do not -- the vocab they would have
+    stopped at."""
+
+    def train(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+        for size in range(vocab_size, 256 + len(special_tokens), -1):
+            try:
+                return train_bpe(input_path, size, special_tokens)
+            except ValueError:
+                continue
+        return with_specials({bytes([b]): b for b in range(256)}, special_tokens)
+
+    return train
+
+
+def _ffbpe_without_specials(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+    """ffbpe refuses a special token that equals a byte: cut the text on the special tokens
+    here instead, train without them, and append them to the vocab."""
+    import ffbpe
+
+    model = ffbpe.train_bpe(pieces(input_path, special_tokens), vocab_size=vocab_size - len(special_tokens))
+    return with_specials(dict(model.vocab), special_tokens)
+
+
+guarded_tiktoken_educational_train_bpe = guarded(as_far_as_it_goes(tiktoken_educational_train_bpe))
+guarded_ffbpe_train_bpe = guarded(_ffbpe_without_specials)
+guarded_bpetokenizer_train_bpe = guarded(as_far_as_it_goes(bpetokenizer_train_bpe))
