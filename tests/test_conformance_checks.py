@@ -18,8 +18,7 @@ from purebpe.testing.isolation import Worker, call_with_time_limit, spec_of
 from purebpe.testing.harness import TimeLimitExceeded
 from purebpe.testing.trainer_checks import accepts, lines_of
 
-ROOT = Path(purebpe.__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 
 def counts_trainer(
@@ -57,12 +56,16 @@ def test_a_spinning_call_is_stopped_on_cpython() -> None:
     assert set(threading.enumerate()) <= before
 
 
-def test_a_hanging_worker_is_killed() -> None:
+def test_a_hanging_worker_is_killed(tmp_path: Path) -> None:
     worker = Worker("test_conformance_checks:sleeps", 1)
     with pytest.raises(TimeLimitExceeded):
         worker.call(["x", 256, []], {}, 0.5)
     assert worker.process is None  # killed and forgotten; the next call starts a fresh one
-    assert Worker("purebpe:train_bpe", 2).call([str(ROOT / "README.md"), 257, []], {}, 60)[1]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"abab")
+    working = Worker("purebpe:train_bpe", 2)
+    assert working.call([str(corpus), 257, []], {}, 60)[1] == [(b"a", b"b")]
+    working.close()
 
 
 def test_specs_are_found_for_importable_functions_only() -> None:
