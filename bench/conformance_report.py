@@ -20,7 +20,9 @@ implementation and property).
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import re
 import platform
 import sys
 import time
@@ -63,6 +65,7 @@ NOTES: Dict[Tuple[str, str], str] = {
     ("ffbpe", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
     ("tiktoken._educational", "merges match purebpe"): "ties go to the pair seen first in the text (max over a dict in insertion order): a semantic choice; special tokens are text to it (it has none)",
     ("bpetokenizer", "merges match purebpe"): "ties go to the pair seen first in the text (minbpe's max over a dict), and its special tokens are counted as text: semantic choices",
+    ("fast-bpe-rs", "each merge is a most frequent pair"): "on 'aaaaaa' it merges (aa, a), which does not occur in aa aa aa (count 0), instead of (aa, aa) (count 2): a bug",
     ("fast-bpe-rs", "well-formed"): "its vocab is not a BPE merge sequence: on 'aaaaaa' it makes 'aa', then 'aaa' (the pair (aa, a) does not occur in aa aa aa), then 'aaaaaa', and encodes 'aaaaaa' as [aa, aa, aa]: a bug",
     ("ffbpe", "well-formed"): "a special token equal to a byte (' ') is refused as a duplicate vocabulary token: a bug for such special tokens",
     ("tiktoken._educational", "well-formed"): "crashes (max() of an empty sequence) when no pair is left before vocab_size, e.g. on an empty file: educational code, but a crash",
@@ -74,13 +77,36 @@ NOTES[("ffbpe, special tokens cut out first", "merges match purebpe")] = NOTES[(
 NOTES[("bpetokenizer, trained as far as it goes", "merges match purebpe")] = NOTES[("bpetokenizer", "merges match purebpe")]
 
 
-def verdict(outcome: Outcome, passes_hf: bool) -> str:
+def their_pair(outcome: Outcome) -> Optional[Tuple[bytes, bytes]]:
+    """The implementation's merge that the diagnosis names, if any."""
+    found = re.search(r"(?:yours: +|merge \d+ )(\(b.*?\))(?: \(count| is one too many| has count)", outcome.report())
+    if found is None:
+        return None
+    try:
+        pair = ast.literal_eval(found.group(1))
+    except (ValueError, SyntaxError):
+        return None
+    return pair if isinstance(pair, tuple) and len(pair) == 2 else None
+
+
+def counts_special_text(outcome: Outcome) -> bool:
+    """Whether the failing merge joins text of a special token of the case (``<|``)."""
+    pair = their_pair(outcome)
+    specials = dict(outcome.counterexample.values).get("special_tokens", []) if outcome.counterexample else []
+    return pair is not None and any(pair[0] + pair[1] in s.encode("utf-8") for s in specials)
+
+
+def verdict(outcome: Outcome, passes_hf: bool, failed: Sequence[str] = ()) -> str:
     """Semantic choice or bug, from the failure's diagnosis (see the module docstring)."""
     report = outcome.report()
     if "a tie:" in report:
         return "semantic choice (ties)"
     if passes_hf:
         return "semantic choice (HF's rules)"
+    if counts_special_text(outcome):
+        return "semantic choice (special tokens counted as text)"
+    if outcome.name == "vocab matches purebpe" and "merges match purebpe" in failed:
+        return "follows from the merges"
     if "raised" in outcome.summary() or "no result within" in report:
         return "**bug** (crash or hang)"
     if outcome.name in ("deterministic", "deterministic across processes"):
@@ -144,22 +170,25 @@ def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], enco
         if not outcomes:
             continue
         passes_hf = name in hf_passes and semantics == "cs336"
-        labels = {verdict(o, passes_hf) for o in outcomes if not o.passed}
-        bugs = [o.name for o in outcomes if not o.passed and verdict(o, passes_hf).startswith("**bug")]
+        failed = [o.name for o in outcomes if not o.passed]
+        labels = {verdict(o, passes_hf, failed) for o in outcomes if not o.passed}
+        bugs = [o for o in outcomes if not o.passed and verdict(o, passes_hf, failed).startswith("**bug")]
         if not labels:
             summary = "passes every property"
         elif bugs:
-            summary = f"**bugs** ({', '.join(bugs)}); see below"
+            reasons = sorted({o.counterexample.reason if o.counterexample else o.error for o in bugs})
+            summary = f"**{len(bugs)} properties fail by bugs**: " + "; ".join(f"`{cell(r, 100)}`" for r in reasons[:3])
         else:
             summary = "differs only by semantic choices: " + ", ".join(sorted(labels))
         lines.append(f"* **{name}** ({semantics}): {summary}.")
     lines += ["", "### Failures, with the minimal counterexample", ""]
     for name, semantics, outcomes, _ in trainers:
+        failed = [o.name for o in outcomes or [] if not o.passed]
         for outcome in outcomes or []:
             if outcome.passed:
                 continue
             note = NOTES.get((name, outcome.name), "")
-            label = verdict(outcome, name in hf_passes and semantics == "cs336")
+            label = verdict(outcome, name in hf_passes and semantics == "cs336", failed)
             lines.append(f"**{name}** ({semantics}), *{outcome.name}* -- {label}{': ' + note if note else ''}")
             lines += ["", "```text", outcome.report(), "```", ""]
     lines += [

@@ -124,6 +124,8 @@ def fast_bpe_rs_train_bpe(input_path: PathLike, vocab_size: int, special_tokens:
             token = bytes(bpe.decode([tid]))
         except Exception:  # fewer tokens than asked for
             break
+        if not token:  # an id it did not make decodes to nothing
+            break
         ranks.setdefault(token, tid)
     return with_specials(ranks, special_tokens)
 
