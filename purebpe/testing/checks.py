@@ -1,10 +1,11 @@
 """Conformance checks any BPE implementation can run on itself.
 
-Three kinds of implementation, one function each::
+Four kinds of implementation, one function each::
 
-    from purebpe.testing import check_trainer, check_tokenizer, check_mask_generator
+    from purebpe.testing import check_trainer, check_trainer_from_counts, check_tokenizer, check_mask_generator
 
     check_trainer(my_module.train_bpe)            # (input_path, vocab_size, special_tokens) -> (vocab, merges)
+    check_trainer_from_counts(my_module.train)    # ({word_bytes: count}, vocab_size, special_tokens) -> (vocab, merges)
     check_tokenizer(my_module.Tokenizer)          # (vocab, merges, special_tokens) -> tokenizer
     check_mask_generator(my_module.mask_scheme)   # (rng, seq_len) -> [(start, length), ...]
 
