@@ -30,6 +30,7 @@ def train(
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
     initial: Optional[BPEModel] = None,
     errors: str = "strict",
     progress: Progress = False,
@@ -38,11 +39,12 @@ def train(
 
     ``vocab_size`` counts the 256 byte tokens, the merges and the special tokens. Training
     stops early when no pair occurs at least ``min_frequency`` times; a pair whose merged
-    token would exceed ``max_token_length`` bytes is never merged. ``initial`` continues
+    token would exceed ``max_token_length`` bytes is never merged. ``tie_break="hf"`` breaks
+    ties as Hugging Face ``tokenizers`` does (:data:`purebpe.core.TIE_BREAKS`). ``initial`` continues
     training from an earlier model: its merges come first, with their ids.
     """
     specials = check_arguments(
-        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length, tie_break
     )
     counts = count(
         files,
@@ -59,6 +61,7 @@ def train(
         variant=variant,
         min_frequency=min_frequency,
         max_token_length=max_token_length,
+        tie_break=tie_break,
         initial=initial,
         progress=progress,
     )
@@ -75,6 +78,7 @@ def train_from_iterator(
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
     initial: Optional[BPEModel] = None,
     errors: str = "strict",
     progress: Progress = False,
@@ -84,7 +88,7 @@ def train_from_iterator(
     Each string is pre-tokenized on its own: a word never spans two strings.
     """
     specials = check_arguments(
-        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length, tie_break
     )
     counts = count_from_iterator(
         texts,
@@ -101,6 +105,7 @@ def train_from_iterator(
         variant=variant,
         min_frequency=min_frequency,
         max_token_length=max_token_length,
+        tie_break=tie_break,
         initial=initial,
         progress=progress,
     )
@@ -113,12 +118,13 @@ def train_from_counts(
     variant: str = "auto",
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
     initial: Optional[BPEModel] = None,
     progress: Progress = False,
 ) -> BPEModel:
     """Train on words counted earlier (:func:`purebpe.count`); options as :func:`train`."""
     specials = check_arguments(
-        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency, max_token_length, tie_break
     )
     if initial is not None:
         specials = initial.special_tokens + tuple(
@@ -129,6 +135,7 @@ def train_from_counts(
         initial.merges if initial is not None else (),
         min_frequency=min_frequency,
         max_token_length=max_token_length,
+        tie_break=tie_break,
     )
     num_merges = vocab_size - len(specials) - len(table.token_bytes)
     if num_merges < 0:
@@ -162,10 +169,11 @@ def check_arguments(
     progress: Progress,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
 ) -> Tuple[str, ...]:
     """Check what can be checked before any counting, so bad arguments fail at once."""
     specials = check_special_tokens(special_tokens)
-    check_limits(min_frequency, max_token_length)
+    check_limits(min_frequency, max_token_length, tie_break)
     resolve_variant(variant)
     check_progress(progress)
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):

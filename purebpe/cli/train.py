@@ -37,6 +37,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--variant", default="auto", help=f"auto, {', '.join(VARIANTS)}")
     parser.add_argument("--min-frequency", type=int, default=1, metavar="F")
     parser.add_argument("--max-token-length", type=int, default=None, metavar="BYTES")
+    parser.add_argument(
+        "--tie-break", default="canonical", choices=("canonical", "hf"),
+        help="canonical: greatest bytes (default); hf: Hugging Face tokenizers' smallest ids",
+    )
     parser.add_argument("--initial", metavar="DIR", help="continue training from this model")
     parser.add_argument(
         "--superbpe",
@@ -80,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             progress,
             args.min_frequency,
             args.max_token_length,
+            args.tie_break,
         )
         counts, source = count_input(args)
     counted = time.perf_counter()
@@ -89,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         variant=args.variant,
         min_frequency=args.min_frequency,
         max_token_length=args.max_token_length,
+        tie_break=args.tie_break,
         initial=initial,
         progress=progress,
     )
