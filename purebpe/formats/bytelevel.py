@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Set, Tuple
 
 from ..errors import PureBPEError
 from ..model import BPEModel
 
+#: Ids may exceed twice the vocabulary's size by this much (:func:`check_dense_ids`).
+ID_SLACK = 1 << 20
 #: The merges file header GPT-2 and HF write (and skip when reading).
 MERGES_HEADER = "#version: 0.2"
 
@@ -26,6 +28,38 @@ def read_json(path: Path, what: str) -> Any:
             return json.load(f)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PureBPEError(f"{path}: not a {what} (invalid JSON: {exc})") from None
+
+
+def is_id(value: Any) -> bool:
+    """Whether a JSON value is a token id: an int >= 0 (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def literal_token(text: Any, path: Path) -> bytes:
+    """The UTF-8 bytes of a token written as plain text (a special or added token)."""
+    if not isinstance(text, str):
+        raise PureBPEError(f"{path}: token {text!r} is not a string")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise PureBPEError(f"{path}: token {text!r} is not valid Unicode ({exc.reason})") from None
+
+
+def check_dense_ids(ids: Iterable[int], count: int) -> None:
+    """Refuse ids so far beyond the vocabulary's size that a table indexed by id would be huge.
+
+    The rule (docs/formats.md): every id is below ``2 * count + 2**20``, where ``count`` is
+    the number of tokens. Real vocabularies are dense (GPT-2's, purebpe's) or nearly so
+    (cl100k's specials leave a few gaps); the tokenizer keeps tables indexed by id, which
+    the rule keeps within twice the vocabulary plus a few megabytes.
+    """
+    limit = 2 * count + ID_SLACK
+    largest = max(ids, default=-1)
+    if largest >= limit:
+        raise PureBPEError(
+            f"id {largest} is far beyond the {count} tokens (ids must be below 2 x tokens + 2**20 "
+            f"= {limit}: the tokenizer keeps a table indexed by id)"
+        )
 
 
 def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:
@@ -85,6 +119,7 @@ def assemble(
     pretokenizer: str,
 ) -> BPEModel:
     """The checked model; ``special_ids`` name the vocab entries that are special tokens."""
+    check_dense_ids(vocab, len(vocab))
     check_model(vocab, merges)
     specials = tuple(special_text(vocab[tid], tid) for tid in sorted(special_ids))
     return BPEModel(dict(sorted(vocab.items())), merges, specials, pretokenizer)

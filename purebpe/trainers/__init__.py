@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import platform
-from typing import Dict
+from typing import Dict, Iterable
 
 from ..core import Trainer
 from ..errors import PureBPEError
@@ -26,6 +26,31 @@ VARIANTS: Dict[str, str] = {
 
 #: What ``variant="auto"`` picks on each interpreter (measured in ``bench/``).
 AUTO = {"PyPy": "bucket", "CPython": "bucket"}
+
+
+#: A word longer than this is "long": the word-rewriting trainers (``bucket`` and the rest)
+#: rewrite all of it at every merge that touches it, so their time grows with its square.
+LONG_WORD_BYTES = 256
+#: ``auto`` picks ``positional`` when more than this share of the distinct words' bytes
+#: lies in long words (the crossover measured by ``bench/bench_auto.py``).
+LONG_WORD_SHARE = 0.05
+
+
+def choose_variant(words: Iterable[bytes]) -> str:
+    """What ``variant="auto"`` trains ``words`` (the distinct words) with: by their shape.
+
+    ``positional`` when long words hold more than :data:`LONG_WORD_SHARE` of the bytes,
+    else the interpreter's default (:data:`AUTO`).
+    """
+    total = long = 0
+    for word in words:
+        size = len(word)
+        total += size
+        if size > LONG_WORD_BYTES:
+            long += size
+    if long > LONG_WORD_SHARE * total:
+        return "positional"
+    return resolve_variant("auto")
 
 
 def resolve_variant(name: str) -> str:
