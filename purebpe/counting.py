@@ -38,6 +38,7 @@ from typing import (
 import attr
 
 from ._atomic import write_bytes
+from ._workers import stop_workers, worker_pool
 from .bytemap import decode_token, encode_token
 from .errors import InputError, PureBPEError
 from .pretokenize import PRETOKENIZERS, word_counter
@@ -483,7 +484,7 @@ def _run_jobs(
         return totals
     own_pool = executor is None
     workers = processes or os.cpu_count() or 1
-    pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    pool: Executor = executor if executor is not None else worker_pool(workers)
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
     pending: Dict["Future[PackedCounts]", int] = {}
@@ -494,9 +495,12 @@ def _run_jobs(
                 _collect_some(pending, totals, bar)
         while pending:
             _collect_some(pending, totals, bar)
-    finally:
-        if own_pool:
-            pool.shutdown(cancel_futures=True)
+    except BaseException:
+        if own_pool:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
+            stop_workers(pool)
+        raise
+    if own_pool:
+        pool.shutdown(cancel_futures=True)
     return totals
 
 
