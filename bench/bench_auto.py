@@ -46,6 +46,12 @@ def _read(name: str) -> str:
     return (CORPORA / name).read_text(encoding="utf-8")
 
 
+def _joined_lines(k: int) -> str:
+    """zh-fortunes with every ``k`` lines joined into one: words ``k`` times as long."""
+    lines = _read("zh-fortunes.txt").split("\n")
+    return "\n".join("".join(lines[i : i + k]) for i in range(0, len(lines), k))
+
+
 def _base64_text() -> str:
     rng = random.Random(0)
     return base64.b64encode(rng.randbytes(30 * 10**6 * 3 // 4)).decode("ascii")
@@ -57,6 +63,8 @@ INPUTS: Dict[str, Tuple[Callable[[], str], str, List[str]]] = {
     "kjv-5m": (lambda: _read("en-kjv-fortunes-5m.txt"), "gpt2", ["<|endoftext|>"]),
     "zh-fortunes lines": (lambda: _read("zh-fortunes.txt"), "none", []),
     "zh-fortunes one line": (lambda: _read("zh-fortunes.txt").replace("\n", ""), "none", []),
+    "zh-fortunes 8 lines a word": (lambda: _joined_lines(8), "none", []),
+    "zh-fortunes 64 lines a word": (lambda: _joined_lines(64), "none", []),
     "a * 10**6": (lambda: "a" * 10**6, "none", []),
     "base64 30 MB": (_base64_text, "gpt2", []),
 }

@@ -22,7 +22,7 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator, List, Sequence, Tuple, Union
+from typing import BinaryIO, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .errors import PureBPEError
 
@@ -147,7 +147,7 @@ def check_output_file(path: PathLike) -> Path:
         if not os.access(target, os.W_OK):
             raise PureBPEError(f"{target}: not writable")
         return target
-    check_output_dir(target.parent)
+    _check_writable_ancestor(target.parent, target)
     return target
 
 
@@ -177,6 +177,7 @@ def remove_stale_temporaries(directory: Path) -> List[Path]:
 def _temporary(target: Path) -> Tuple[int, str]:
     """A new temporary file beside ``target``: its descriptor and path."""
     directory = target.parent
+    directory.mkdir(parents=True, exist_ok=True)  # the rule for every output: create missing directories
     remove_stale_temporaries(directory)
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.purebpe-{os.getpid()}-", suffix=".tmp", dir=directory
@@ -200,9 +201,13 @@ def _named_errors(target: Path) -> Iterator[None]:
         raise PureBPEError(f"{target}: cannot write ({reason})") from None
 
 
-def _check_writable_ancestor(path: Path) -> None:
-    """The nearest existing ancestor of ``path`` (itself included) must be a writable directory."""
+def _check_writable_ancestor(path: Path, output: Optional[Path] = None) -> None:
+    """The nearest existing ancestor of ``path`` (itself included) must be a writable directory.
+
+    Errors name ``output`` (default: ``path``), the path the user gave.
+    """
     existing = path
+    path = output or path
     while not existing.exists():
         if existing.parent == existing:
             break

@@ -17,6 +17,7 @@ import json
 from array import array
 import os
 import re
+import zlib
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from functools import lru_cache
 from pathlib import Path
@@ -101,29 +102,43 @@ class WordCounts:
         """Read counts written by :meth:`save`; a malformed file names the bad line."""
         try:
             with gzip.open(path, "rt", encoding="utf-8") as f:
-                first = f.readline()
-            header = json.loads(first[2:]) if first.startswith("# ") else None
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise PureBPEError(f"{path}: not a purebpe counts file ({exc})") from None
-        if (
-            not isinstance(header, dict)
-            or header.get("format") != COUNTS_FORMAT
-            or not {"special_tokens", "pretokenizer"} <= header.keys()
-        ):
-            raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
-        words: Dict[bytes, int] = {}
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            next(f)
-            for line_no, line in enumerate(f, start=2):
-                n, tab, word = line.rstrip("\n").partition("\t")
-                try:
-                    if not (tab and n.isascii() and n.isdigit()):
-                        raise PureBPEError("expected 'count<TAB>word'")
-                    words[decode_token(word)] = int(n)
-                except PureBPEError as exc:
-                    raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
-        specials = check_special_tokens(header["special_tokens"])
-        return cls(words, specials, str(header["pretokenizer"]))
+                header = _read_counts_header(path, f.readline())
+                words: Dict[bytes, int] = {}
+                for line_no, line in enumerate(f, start=2):
+                    n, tab, word = line.rstrip("\n").partition("\t")
+                    try:
+                        if not (tab and n.isascii() and n.isdigit()):
+                            raise PureBPEError("expected 'count<TAB>word'")
+                        words[decode_token(word)] = int(n)
+                    except PureBPEError as exc:
+                        raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
+        except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise PureBPEError(f"{path}: not a purebpe counts file, or a truncated one ({reason})") from None
+        return cls(words, header["special_tokens"], header["pretokenizer"])
+
+
+def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
+    """The checked header of a counts file: its special tokens and pre-tokenizer."""
+    try:
+        header = json.loads(first[2:]) if first.startswith("# ") else None
+    except json.JSONDecodeError:
+        header = None
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != COUNTS_FORMAT
+        or not {"special_tokens", "pretokenizer"} <= header.keys()
+    ):
+        raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
+    specials = header["special_tokens"]
+    if not isinstance(specials, list):
+        raise PureBPEError(f"{path}, line 1: special_tokens {specials!r} is not a list of strings")
+    try:
+        header["special_tokens"] = check_special_tokens(specials)
+        header["pretokenizer"] = check_pretokenizer(header["pretokenizer"])
+    except PureBPEError as exc:
+        raise PureBPEError(f"{path}, line 1: {exc}") from None
+    return header
 
 
 class ChunkCutter:
@@ -344,13 +359,19 @@ def check_text(text: object, index: int, errors: str) -> str:
     return text
 
 
-def _check_options(
-    special_tokens: Iterable[str], pretokenizer: str, errors: str, processes: Optional[int]
-) -> Tuple[str, ...]:
+def check_pretokenizer(pretokenizer: Any) -> Any:
+    """``pretokenizer`` if it names a pre-tokenizer; the one place counting checks that."""
     if pretokenizer not in PRETOKENIZERS:
         raise PureBPEError(
             f"unknown pretokenizer {pretokenizer!r}; choose one of: {', '.join(PRETOKENIZERS)}"
         )
+    return pretokenizer
+
+
+def _check_options(
+    special_tokens: Iterable[str], pretokenizer: str, errors: str, processes: Optional[int]
+) -> Tuple[str, ...]:
+    check_pretokenizer(pretokenizer)
     if errors not in ("strict", "replace"):
         raise PureBPEError(f"errors must be 'strict' or 'replace', not {errors!r}")
     if processes is not None and processes < 1:

@@ -13,9 +13,9 @@ from .core import WordTable, check_limits
 from .counting import Files, WordCounts, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
-from .progress import Progress, check_progress, progress_bar
+from .progress import Progress, check_progress, end_early, progress_bar
 from .specials import check_special_tokens
-from .trainers import get_trainer, resolve_variant
+from .trainers import choose_variant, get_trainer, resolve_variant
 
 
 def train(
@@ -41,7 +41,14 @@ def train(
     training from an earlier model: its merges come first, with their ids.
     """
     specials = check_arguments(
-        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size,
+        special_tokens,
+        variant,
+        initial,
+        progress,
+        min_frequency,
+        max_token_length,
+        pretokenizer,
     )
     counts = count(
         files,
@@ -83,7 +90,14 @@ def train_from_iterator(
     Each string is pre-tokenized on its own: a word never spans two strings.
     """
     specials = check_arguments(
-        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size,
+        special_tokens,
+        variant,
+        initial,
+        progress,
+        min_frequency,
+        max_token_length,
+        pretokenizer,
     )
     counts = count_from_iterator(
         texts,
@@ -117,7 +131,14 @@ def train_from_counts(
 ) -> BPEModel:
     """Train on words counted earlier (:func:`purebpe.count`); options as :func:`train`."""
     specials = check_arguments(
-        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size,
+        counts.special_tokens,
+        variant,
+        initial,
+        progress,
+        min_frequency,
+        max_token_length,
+        counts.pretokenizer,
     )
     if initial is not None:
         specials = initial.special_tokens + tuple(
@@ -135,11 +156,17 @@ def train_from_counts(
             f"vocab_size {vocab_size} is smaller than the initial model "
             f"({len(table.token_bytes)} tokens + {len(specials)} special tokens)"
         )
+    if variant == "auto":
+        variant = choose_variant(counts.words)
     trainer = get_trainer(variant)
     bar = progress_bar(progress, "merge", num_merges, "merge")
+    done = 0
     try:
         for _ in zip(range(num_merges), trainer(table)):
             bar.update(1)
+            done += 1
+        if done < num_merges:
+            end_early(bar, done)  # stopped early (no pair left): the bar ends where it stopped
     finally:
         bar.close()
     return BPEModel.from_table(table, specials, counts.pretokenizer)
@@ -161,14 +188,24 @@ def check_arguments(
     progress: Progress,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    pretokenizer: Optional[str] = None,
 ) -> Tuple[str, ...]:
-    """Check what can be checked before any counting, so bad arguments fail at once."""
+    """Check what can be checked before any counting, so bad arguments fail at once.
+
+    ``pretokenizer`` is the one the words are (or will be) counted with: an ``initial``
+    model learned with another one is refused, as its merges would not fit the words.
+    """
     specials = check_special_tokens(special_tokens)
     check_limits(min_frequency, max_token_length)
     resolve_variant(variant)
     check_progress(progress)
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise PureBPEError(f"vocab_size must be an int, not {vocab_size!r}")
+    if initial is not None and pretokenizer is not None and initial.pretokenizer != pretokenizer:
+        raise PureBPEError(
+            f"the initial model was learned with pretokenizer {initial.pretokenizer!r}; "
+            f"these words are counted with {pretokenizer!r}"
+        )
     initial_size = 256 if initial is None else 256 + len(initial.merges)
     if vocab_size < initial_size + len(specials):
         raise PureBPEError(

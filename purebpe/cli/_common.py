@@ -23,7 +23,7 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TOKEN",
         help="a special token (repeatable), e.g. '<|endoftext|>'",
     )
-    parser.add_argument("--pretokenizer", default="gpt2", choices=PRETOKENIZERS)
+    parser.add_argument("--pretokenizer", default=None, choices=PRETOKENIZERS, help="(default: gpt2)")
     parser.add_argument("--processes", type=int, default=None, help="count in P processes")
     add_errors_and_progress_arguments(parser)
 
@@ -50,10 +50,15 @@ def progress_option(args: argparse.Namespace) -> Progress:
     return choices[args.progress]
 
 
+def pretokenizer_option(args: argparse.Namespace) -> str:
+    """The ``--pretokenizer`` given, or the default."""
+    return str(args.pretokenizer or "gpt2")
+
+
 def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
     """Count FILES (or the default corpus); returns the counts and a name for the source."""
     options: Any = dict(
-        pretokenizer=args.pretokenizer,
+        pretokenizer=pretokenizer_option(args),
         processes=args.processes,
         errors=args.errors,
         progress=progress_option(args),
