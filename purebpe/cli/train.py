@@ -14,7 +14,7 @@ from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
-from ..trainers import VARIANTS
+from ..trainers import VARIANTS, choose_variant
 from ..training import check_arguments, train_from_counts
 from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
 
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     paths = model.save(args.output, args.format)
     saved = time.perf_counter()
     seconds = [counted - start, trained - counted, saved - trained]
-    _print_summary(source, counts, model, args.variant, seconds, paths)
+    variant = args.variant if args.variant != "auto" else f"auto ({choose_variant(counts.words)})"
+    _print_summary(source, counts, model, variant, seconds, paths)
     return 0
 
 
