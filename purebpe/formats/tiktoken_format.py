@@ -91,6 +91,7 @@ def recognises(path: Path) -> bool:
 def save(model: BPEModel, directory: Path) -> List[Path]:
     by_bytes = tokens_by_bytes(model, "tiktoken")
     _check_rank_order(model, by_bytes)
+    _check_no_special_prefixes(model.special_tokens)
     lines = [
         f"{base64.b64encode(token).decode('ascii')} {tid}"
         for token, tid in sorted(by_bytes.items(), key=lambda item: item[1])
@@ -120,6 +121,23 @@ def _check_pair(ranks_path: Path, sidecar_path: Path, sidecar: Any) -> None:
             f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
             f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
         )
+
+
+def _check_no_special_prefixes(special_tokens: Tuple[str, ...]) -> None:
+    """Refuse special tokens one of which starts another (``<a>`` and ``<a><b>``).
+
+    purebpe, like HF, takes the longest special token that matches; tiktoken takes the first
+    of its alternation, whose order is that of its hash table, so either may win and no
+    order written in the sidecar can fix it. Only a prefix matters: a special token that
+    merely overlaps another starts elsewhere, and both take the leftmost.
+    """
+    ordered = sorted(special_tokens)
+    for shorter, longer in zip(ordered, ordered[1:]):  # a prefix sorts just before its extensions
+        if longer.startswith(shorter):
+            raise PureBPEError(
+                f"cannot write the tiktoken format: special token {shorter!r} starts {longer!r}, "
+                "and tiktoken may match the shorter one where purebpe matches the longer one"
+            )
 
 
 def _check_rank_order(model: BPEModel, by_bytes: Dict[bytes, int]) -> None:
