@@ -17,7 +17,7 @@ from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
-from .bytelevel import check_dense_ids, is_id, literal_token
+from .bytelevel import check_dense_ids, check_model, is_id, literal_token
 
 FILES = ("purebpe.json",)
 VERSION = 1
@@ -102,8 +102,5 @@ def _read(document: Dict[str, Any]) -> BPEModel:
             raise PureBPEError(f"id {tid} is used by a token and by special {text!r}")
         vocab[tid] = literal_token(text, Path("special_tokens"))
     check_dense_ids(vocab, len(vocab))
-    known = set(vocab.values())
-    for left, right in merges:
-        if left + right not in known:
-            raise PureBPEError(f"merge ({left!r}, {right!r}) makes a token not in the vocab")
+    check_model(vocab, merges)
     return BPEModel(dict(sorted(vocab.items())), merges, tuple(specials), pretokenizer)
