@@ -20,9 +20,10 @@ import os
 import re
 import stat
 import tempfile
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import BinaryIO, Deque, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .errors import PureBPEError
 
@@ -30,9 +31,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 _TEMP_NAME = re.compile(r"^\..+\.purebpe-(\d+)-[^.]*\.tmp$")
 
-#: Every file this process has put in place, in order: the CLI's interrupted message says
-#: what was written before the interruption.
-written: List[Path] = []
+#: The files this process last put in place, in order (the most recent ones only): the
+#: CLI's interrupted message says what a command wrote before the interruption.
+written: Deque[Path] = deque(maxlen=64)
 
 
 def digest(data: bytes) -> str:

@@ -60,7 +60,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one command; returns the exit status (0, 2 for bad input, 130/143 interrupted)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    already_written = len(written)
+    written.clear()
     previous_handler = _raise_on_sigterm()
     try:
         status: int = args.func(args)
@@ -80,10 +80,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"purebpe: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"purebpe: interrupted; {_outputs_since(already_written)}", file=sys.stderr)
+        print(f"purebpe: interrupted; {_outputs_written()}", file=sys.stderr)
         return 130
     except Terminated:
-        print(f"purebpe: terminated; {_outputs_since(already_written)}", file=sys.stderr)
+        print(f"purebpe: terminated; {_outputs_written()}", file=sys.stderr)
         return 128 + signal.SIGTERM
     finally:
         if previous_handler is not None:
@@ -102,9 +102,9 @@ def _raise_on_sigterm() -> Any:
     return signal.signal(signal.SIGTERM, terminate)
 
 
-def _outputs_since(start: int) -> str:
-    """What the interrupted run wrote, for its last message."""
-    paths = written[start:]
+def _outputs_written() -> str:
+    """What the interrupted command wrote, for its last message."""
+    paths = list(written)
     if not paths:
         return "no output file was written"
     return "it had written " + ", ".join(str(path) for path in paths) + " (complete)"
