@@ -84,6 +84,29 @@ def test_workers_die_within_seconds_when_the_parent_is_killed(tmp_path: Path) ->
     assert wait_gone(workers, 5) == []
 
 
+WATCHDOG_ONLY = """
+import sys, time
+import purebpe._workers as workers
+workers._request_death_signal = lambda: None  # no prctl: the portable watchdog alone
+pool = workers.worker_pool(2)
+futures = [pool.submit(time.sleep, 60) for _ in range(2)]
+time.sleep(0.5)
+print(" ".join(str(pid) for pid in pool._processes), flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_watchdog_alone_ends_orphaned_workers() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", WATCHDOG_ONLY], env=env(), stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2 and all(alive(pid) for pid in workers)
+    parent.kill()
+    parent.wait()
+    parent.stdout.close()
+    assert wait_gone(workers, 5) == []
+
+
 def test_sigterm_ends_the_run_with_143_and_no_traceback(tmp_path: Path) -> None:
     parent, workers = start_counting(tmp_path)
     parent.terminate()
