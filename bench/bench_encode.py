@@ -49,7 +49,8 @@ import purebpe  # noqa: E402
 import purebpe.tokenizer as tokenizer_module  # noqa: E402
 from purebpe import Tokenizer  # noqa: E402
 from purebpe.bytemap import decode_token  # noqa: E402
-from purebpe.formats.tiktoken_format import PAT_STR, tiktoken_encoding  # noqa: E402
+from purebpe.formats.tiktoken_format import tiktoken_encoding  # noqa: E402
+from purebpe.pretokenize import PATTERNS  # noqa: E402
 from purebpe.pretokenize import pretokenize  # noqa: E402
 from purebpe.specials import split_keep_specials  # noqa: E402
 from purebpe.tokenizer import ENGINE  # noqa: E402
@@ -88,7 +89,7 @@ def peer_encoders(vocab: str, model_dir: Path) -> Dict[str, Encode]:
         mapping = json.loads((CORPORA / "gpt2-vocab.json").read_text(encoding="utf-8"))
         ranks = {decode_token(key): tid for key, tid in mapping.items() if key != EOT}
         encoding = tiktoken.Encoding(
-            name="gpt2-local", pat_str=PAT_STR["gpt2"], mergeable_ranks=ranks, special_tokens={EOT: 50256}
+            name="gpt2-local", pat_str=PATTERNS["gpt2"], mergeable_ranks=ranks, special_tokens={EOT: 50256}
         )
         hf = tokenizers.Tokenizer(
             tokenizers.models.BPE.from_file(str(CORPORA / "gpt2-vocab.json"), str(CORPORA / "gpt2-merges.txt"))

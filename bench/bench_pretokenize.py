@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Throughput of GPT-2 pre-tokenization per engine, as a Markdown table (MB/s of UTF-8 input).
+"""Throughput of pre-tokenization per pattern and engine, a Markdown table (MB/s of UTF-8 input).
 
 Run from the repository root on each interpreter::
 
@@ -8,7 +8,7 @@ Run from the repository root on each interpreter::
 
 Each engine's ``count_pretokens`` counts the corpus into one fresh dict, fed in chunks of
 about 1 MiB split at line ends (how training calls it).  The peer row is bare
-``regex.findall(GPT2_PATTERN, chunk)`` -- no counting -- for scale.  Each figure is the
+``regex.findall(PATTERNS[name], chunk)`` with tiktoken's string -- no counting -- for scale.  Each figure is the
 best of ``--repeat`` timed passes, in process CPU time (the machine may be shared), after
 one untimed warm-up pass over the first chunk (PyPy's JIT needs it).  Corpora: the
 ``pydoc_data`` topics (ships with every interpreter) and, when present, the files in
@@ -28,7 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from purebpe.errors import PureBPEError
-from purebpe.pretokenize import DEFAULT_ENGINE, ENGINES, GPT2_PATTERN, count_pretokens
+from purebpe.pretokenize import DEFAULT_ENGINE, ENGINES, PATTERNS, count_pretokens
 
 CORPORA_DIR = "/work/shared/corpora"
 CHUNK_CHARS = 1 << 20
@@ -77,7 +77,7 @@ def best_seconds(run: Callable[[List[str]], None], chunks: List[str], repeat: in
 
 
 def make_run(
-    engine: str, chunks: List[str], peer: Optional[Callable[[str], object]]
+    engine: str, pattern: str, peer: Optional[Callable[[str], object]]
 ) -> Optional[Callable[[List[str]], None]]:
     """A function doing one pass of ``engine`` over some chunks, or None if it cannot run."""
     if engine == "regex.findall":
@@ -91,14 +91,14 @@ def make_run(
 
         return find_all
     try:
-        count_pretokens("probe", {}, engine)
+        count_pretokens("probe", {}, engine, pretokenizer=pattern)
     except PureBPEError:  # engine="regex" without the package
         return None
 
     def count_all(pieces: List[str]) -> None:
         counts: Dict[str, int] = {}
         for piece in pieces:
-            count_pretokens(piece, counts, engine)
+            count_pretokens(piece, counts, engine, pretokenizer=pattern)
 
     return count_all
 
@@ -107,6 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--engines", default=",".join(ENGINES) + ",regex.findall")
+    parser.add_argument("--patterns", default=",".join(PATTERNS))
     parser.add_argument(
         "--corpora",
         default="pydoc,en-gcide-18m.txt,zh-fortunes.txt",
@@ -114,37 +115,39 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    peer: Optional[Callable[[str], object]] = None
-    try:
-        peer = importlib.import_module("regex").compile(GPT2_PATTERN).findall
-    except ImportError:
-        pass
-
     corpora = load_corpora(args.corpora.split(","))
     rows: Dict[str, List[str]] = {}
-    for engine in args.engines.split(","):
-        cells = []
-        for name, text in corpora:
-            chunks = chunks_of(text)
-            size_mb = len(text.encode("utf-8")) / 1e6
-            run = make_run(engine, chunks, peer)
-            if run is None:
-                cells.append("n/a")
-                continue
-            run(chunks[:1])  # warm-up (PyPy's JIT): the first chunk
-            seconds = best_seconds(run, chunks, args.repeat)
-            cells.append(f"{size_mb / seconds:.1f}")
-            print(
-                f"  {engine:14} {name:20} {size_mb / seconds:7.1f} MB/s",
-                file=sys.stderr,
-                flush=True,
+    for pattern in args.patterns.split(","):
+        peer: Optional[Callable[[str], object]] = None
+        try:
+            peer = importlib.import_module("regex").compile(PATTERNS[pattern]).findall
+        except ImportError:
+            pass
+        for engine in args.engines.split(","):
+            cells = []
+            for name, text in corpora:
+                chunks = chunks_of(text)
+                size_mb = len(text.encode("utf-8")) / 1e6
+                run = make_run(engine, pattern, peer)
+                if run is None:
+                    cells.append("n/a")
+                    continue
+                run(chunks[:1])  # warm-up (PyPy's JIT): the first chunk
+                seconds = best_seconds(run, chunks, args.repeat)
+                cells.append(f"{size_mb / seconds:.1f}")
+                print(
+                    f"  {pattern:7} {engine:14} {name:20} {size_mb / seconds:7.1f} MB/s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            label = (
+                f"{pattern} `{engine}`"
+                if engine != "regex.findall"
+                else f"{pattern} `regex.findall` (peer, no counting)"
             )
-        label = (
-            f"`{engine}`" if engine != "regex.findall" else "`regex.findall` (peer, no counting)"
-        )
-        if engine == DEFAULT_ENGINE:
-            label += " (default)"
-        rows[label] = cells
+            if engine == DEFAULT_ENGINE:
+                label += " (default)"
+            rows[label] = cells
 
     impl = f"{platform.python_implementation()} {platform.python_version()}"
     print(f"\n{impl} on {platform.machine()}, MB/s of UTF-8 input, best of {args.repeat}\n")
@@ -159,7 +162,7 @@ def main() -> None:
     record(
         "bench_pretokenize",
         "\n".join(table).replace(" (default)", ""),  # same row labels on every interpreter
-        title=f"GPT-2 pre-tokenization per engine, MB/s of UTF-8 input (best of {args.repeat})",
+        title=f"Pre-tokenization per pattern and engine, MB/s of UTF-8 input (best of {args.repeat})",
         notes=f"Default engine on {impl}: `{DEFAULT_ENGINE}`. Process CPU time.",
     )
 

@@ -16,6 +16,7 @@ from .counting import WordCounts, count, count_from_iterator
 from .errors import InputError, PureBPEError
 from .formats import load
 from .model import BPEModel
+from .pretokenize import PATTERNS, Pattern
 from .tokenizer import Tokenizer
 from .trainers import VARIANTS
 from .training import train, train_bpe, train_from_counts, train_from_iterator
@@ -25,6 +26,8 @@ __version__ = "0.1.0"
 __all__ = [
     "BPEModel",
     "InputError",
+    "PATTERNS",
+    "Pattern",
     "PureBPEError",
     "Tokenizer",
     "VARIANTS",

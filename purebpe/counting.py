@@ -42,7 +42,14 @@ from ._atomic import write_bytes
 from ._workers import stop_workers, worker_pool
 from .bytemap import decode_token, encode_token
 from .errors import InputError, PureBPEError
-from .pretokenize import PRETOKENIZERS, word_counter
+from .pretokenize import (
+    Pretokenizer,
+    check_pretokenizer,
+    cut_finder,
+    pretokenizer_from_json,
+    pretokenizer_to_json,
+    word_counter,
+)
 from .progress import Bar, Progress, check_progress, progress_bar
 from .specials import check_special_tokens, special_pattern, split_on_specials
 
@@ -59,9 +66,6 @@ RANGE_BYTES = 1 << 26
 #: Characters of text items batched into one job by :func:`count_from_iterator`.
 CHUNK_CHARS = 1 << 21
 
-# The whitespace bytes that are ``\s`` under every definition, and how to find them.
-_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
-_NEWLINE = 10
 
 
 @attr.s(slots=True, auto_attribs=True)
@@ -70,7 +74,7 @@ class WordCounts:
 
     words: Dict[bytes, int]
     special_tokens: Tuple[str, ...] = ()
-    pretokenizer: str = "gpt2"
+    pretokenizer: Pretokenizer = "gpt2"
 
     def __len__(self) -> int:
         return len(self.words)
@@ -89,7 +93,7 @@ class WordCounts:
         header = {
             "format": COUNTS_FORMAT,
             "special_tokens": list(self.special_tokens),
-            "pretokenizer": self.pretokenizer,
+            "pretokenizer": pretokenizer_to_json(self.pretokenizer),
         }
         lines = ["# " + json.dumps(header)]
         ranked = sorted(self.words.items(), key=lambda item: (-item[1], item[0]))
@@ -135,27 +139,24 @@ def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
         raise PureBPEError(f"{path}, line 1: special_tokens {specials!r} is not a list of strings")
     try:
         header["special_tokens"] = check_special_tokens(specials)
-        header["pretokenizer"] = check_pretokenizer(header["pretokenizer"])
     except PureBPEError as exc:
         raise PureBPEError(f"{path}, line 1: {exc}") from None
+    header["pretokenizer"] = pretokenizer_from_json(header["pretokenizer"], f"{path}, line 1")
     return header
 
 
 class ChunkCutter:
     """Finds the last position in a buffer where a chunk may end without changing the counts.
 
-    Three kinds of safe cut, tried in this order:
+    Two kinds of safe cut, tried in this order:
 
     * just before a special token whose match is final (no longer special token could
       start there with more text): pieces between special tokens are counted separately
       anyway;
-    * with ``pretokenizer="none"``: just after a ``\\n`` (each line is a word);
-    * with ``"gpt2"``: just before a whitespace character ``c`` that is followed by a
-      character that is certainly not whitespace (ASCII graphic, or alphanumeric). In the
-      GPT-2 pattern a whitespace run followed by non-space gives up its last character
-      (``\\s+(?!\\S)``), which starts the next token (as its space prefix or alone); the
-      rest of the run is one token, exactly as at the end of a text. So both halves
-      pre-tokenize as they would together.
+    * where the pre-tokenizer's own rule allows (``safe_cut`` in each module of
+      :mod:`purebpe.pretokenize`, with the argument for the rule): after a newline for
+      ``"none"``; around whitespace, or between characters of different classes, for the
+      named patterns; nowhere for an arbitrary :class:`purebpe.Pattern`.
 
     A pre-tokenizer cut is only taken where no special-token match spans it. Every cut stays
     at least ``reserve`` bytes before the end of the buffer (and as far as the longest
@@ -163,8 +164,11 @@ class ChunkCutter:
     buffer: a caller can look for it in the whole buffer before cutting.
     """
 
-    def __init__(self, special_tokens: Sequence[str], pretokenizer: str, reserve: int = 0) -> None:
+    def __init__(
+        self, special_tokens: Sequence[str], pretokenizer: Pretokenizer, reserve: int = 0
+    ) -> None:
         self.pretokenizer = pretokenizer
+        self._text_cut = cut_finder(pretokenizer)
         encoded = sorted({t.encode("utf-8") for t in special_tokens}, key=lambda t: (-len(t), t))
         self.special: Optional[Pattern[bytes]] = (
             re.compile(b"|".join(re.escape(t) for t in encoded)) if encoded else None
@@ -190,33 +194,6 @@ class ChunkCutter:
                 return cut
             end = cut - 1
         return -1
-
-    def _text_cut(self, buf: bytes, end: int) -> int:
-        """The last pre-tokenizer-safe cut at or before ``end``, ignoring special tokens."""
-        if self.pretokenizer == "none":
-            return buf.rfind(b"\n", 0, end) + 1 or -1
-        for space in (b"\n", b" "):
-            i = buf.rfind(space, 0, end)
-            tries = 0
-            while i > 0 and tries < 64:
-                if _certainly_not_space(buf, i + 1):
-                    return i
-                i = buf.rfind(space, 0, i)
-                tries += 1
-        return -1
-
-
-def _certainly_not_space(buf: bytes, i: int) -> bool:
-    """Whether the character starting at byte ``i`` is non-whitespace under every definition."""
-    if i >= len(buf):
-        return False
-    byte = buf[i]
-    if 0x21 <= byte <= 0x7E:
-        return True
-    if byte < 0xC2 or byte > 0xF4:
-        return False
-    char = buf[i : i + 4].decode("utf-8", "ignore")[:1]
-    return char.isalnum()
 
 
 def read_chunks(
@@ -252,7 +229,7 @@ def read_chunks(
 
 # A job is what one worker counts: (bytes of a file chunk or a list of texts, source name,
 # byte offset, first line, special tokens, pretokenizer, errors).
-Job = Tuple[Union[bytes, List[str]], str, int, int, Tuple[str, ...], str, str]
+Job = Tuple[Union[bytes, List[str]], str, int, int, Tuple[str, ...], Pretokenizer, str]
 
 
 def count_job(job: Job) -> Dict[bytes, int]:
@@ -285,7 +262,7 @@ def count_job_packed(job: Job) -> PackedCounts:
 #: merges one table per range instead of one per chunk: on PyPy both cost the parent
 #: more than counting itself (measured: 4-5 s of parent CPU for 72 MB sent as chunks, 2
 #: workers; serial counting takes 5.8 s).
-RangeJob = Tuple[str, List[Tuple[int, int, int]], Tuple[str, ...], str, str]
+RangeJob = Tuple[str, List[Tuple[int, int, int]], Tuple[str, ...], Pretokenizer, str]
 
 
 def count_range_packed(job: RangeJob) -> PackedCounts:
@@ -359,17 +336,8 @@ def check_text(text: object, index: int, errors: str) -> str:
     return text
 
 
-def check_pretokenizer(pretokenizer: Any) -> Any:
-    """``pretokenizer`` if it names a pre-tokenizer; the one place counting checks that."""
-    if pretokenizer not in PRETOKENIZERS:
-        raise PureBPEError(
-            f"unknown pretokenizer {pretokenizer!r}; choose one of: {', '.join(PRETOKENIZERS)}"
-        )
-    return pretokenizer
-
-
 def _check_options(
-    special_tokens: Iterable[str], pretokenizer: str, errors: str, processes: Optional[int]
+    special_tokens: Iterable[str], pretokenizer: Pretokenizer, errors: str, processes: Optional[int]
 ) -> Tuple[str, ...]:
     check_pretokenizer(pretokenizer)
     if errors not in ("strict", "replace"):
@@ -395,7 +363,7 @@ def count(
     files: Files,
     special_tokens: Iterable[str] = (),
     *,
-    pretokenizer: str = "gpt2",
+    pretokenizer: Pretokenizer = "gpt2",
     processes: Optional[int] = None,
     executor: Optional[Executor] = None,
     errors: str = "strict",
@@ -451,7 +419,7 @@ def count_from_iterator(
     texts: Iterable[str],
     special_tokens: Iterable[str] = (),
     *,
-    pretokenizer: str = "gpt2",
+    pretokenizer: Pretokenizer = "gpt2",
     processes: Optional[int] = None,
     executor: Optional[Executor] = None,
     errors: str = "strict",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple, Union
 import attr
 
 from .errors import PureBPEError
+from .pretokenize import Pretokenizer
 
 if TYPE_CHECKING:
     from .core import WordTable
@@ -22,22 +23,22 @@ class BPEModel:
 
     ``vocab`` maps ids to token bytes (special tokens as their UTF-8 bytes), ``merges`` are
     the learned merges in order as byte pairs, ``special_tokens`` the special strings and
-    ``pretokenizer`` the pre-tokenizer the merges were learned with (``"gpt2"`` or
-    ``"none"``). A model trained by purebpe has the canonical layout: ids 0..255 are the
+    ``pretokenizer`` the pre-tokenizer the merges were learned with (a name such as
+    ``"gpt2"``, ``"cl100k"``, ``"o200k"``, ``"none"``, or a :class:`purebpe.Pattern`). A model trained by purebpe has the canonical layout: ids 0..255 are the
     raw bytes, then one id per merge in order, then the special tokens.
     """
 
     vocab: Dict[int, bytes]
     merges: List[Tuple[bytes, bytes]]
     special_tokens: Tuple[str, ...] = ()
-    pretokenizer: str = "gpt2"
+    pretokenizer: Pretokenizer = "gpt2"
 
     @classmethod
     def from_merges(
         cls,
         merges: Sequence[Tuple[bytes, bytes]],
         special_tokens: Sequence[str] = (),
-        pretokenizer: str = "gpt2",
+        pretokenizer: Pretokenizer = "gpt2",
     ) -> "BPEModel":
         """The canonical-layout model for ``merges`` (bytes, then merges, then specials)."""
         tokens = [bytes([b]) for b in range(256)] + [left + right for left, right in merges]
@@ -46,7 +47,7 @@ class BPEModel:
 
     @classmethod
     def from_table(
-        cls, table: "WordTable", special_tokens: Sequence[str], pretokenizer: str
+        cls, table: "WordTable", special_tokens: Sequence[str], pretokenizer: Pretokenizer
     ) -> "BPEModel":
         """Assemble the result of a training run from its word table."""
         return cls.from_merges(table.merges, special_tokens, pretokenizer)

@@ -43,7 +43,7 @@ from typing import (
 from .core import apply_merges, pack_pair
 from .counting import ChunkCutter, check_text
 from .errors import PureBPEError
-from .pretokenize import DEFAULT_ENGINE, PRETOKENIZERS, pretokenize, split_lines
+from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .specials import check_special_tokens, special_pattern, split_keep_specials
 
 if TYPE_CHECKING:
@@ -99,13 +99,10 @@ class Tokenizer:
         merges: Sequence[Tuple[bytes, bytes]],
         special_tokens: Optional[Iterable[str]] = None,
         *,
-        pretokenizer: str = "gpt2",
+        pretokenizer: Pretokenizer = "gpt2",
     ) -> None:
-        if pretokenizer not in PRETOKENIZERS:
-            raise PureBPEError(
-                f"unknown pretokenizer {pretokenizer!r}; choose one of: {', '.join(PRETOKENIZERS)}"
-            )
-        self.pretokenizer = pretokenizer
+        self.pretokenizer = check_pretokenizer(pretokenizer)
+        self._split = splitter(self.pretokenizer, ENGINE)
         self.special_tokens: Tuple[str, ...] = check_special_tokens(special_tokens or ())
         self.vocab: Dict[int, bytes] = {}
         for tid, token in vocab.items():
@@ -359,10 +356,7 @@ class Tokenizer:
 
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
-        if self.pretokenizer == "gpt2":
-            words = pretokenize(text, ENGINE)
-        else:
-            words = split_lines(text)
+        words = self._split(text)
         cache = self._cache
         get = cache.get
         for word in words:

@@ -13,6 +13,7 @@ from .core import WordTable, check_limits
 from .counting import Files, WordCounts, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
+from .pretokenize import Pretokenizer
 from .progress import Progress, check_progress, end_early, progress_bar
 from .specials import check_special_tokens
 from .trainers import choose_variant, get_trainer, resolve_variant
@@ -24,7 +25,7 @@ def train(
     special_tokens: Iterable[str] = (),
     *,
     variant: str = "auto",
-    pretokenizer: str = "gpt2",
+    pretokenizer: Pretokenizer = "gpt2",
     processes: Optional[int] = None,
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
@@ -76,7 +77,7 @@ def train_from_iterator(
     special_tokens: Iterable[str] = (),
     *,
     variant: str = "auto",
-    pretokenizer: str = "gpt2",
+    pretokenizer: Pretokenizer = "gpt2",
     processes: Optional[int] = None,
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
@@ -188,7 +189,7 @@ def check_arguments(
     progress: Progress,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
-    pretokenizer: Optional[str] = None,
+    pretokenizer: Optional[Pretokenizer] = None,
 ) -> Tuple[str, ...]:
     """Check what can be checked before any counting, so bad arguments fail at once.
 

@@ -127,9 +127,9 @@ def test_the_tqdm_bar_closes_at_the_size_reached(tmp_path: Path, capsys: pytest.
 # --------------------------------------------------------------------------------------
 def test_counting_options_with_counts_are_refused(tmp_path: Path) -> None:
     purebpe.count_from_iterator(["some text"]).save(tmp_path / "c.tsv.gz")
-    for option in (["--pretokenizer", "none"], ["--pretokenizer", "gpt2"], ["--processes", "2"]):
+    for option in (["--pretokenizer", "none"], ["--pretokenizer", "gpt2"], ["--pattern", "x+"], ["--processes", "2"]):
         result = run_cli(["train", "--counts", "c.tsv.gz", *option], tmp_path)
-        assert_one_line_error(result, "--pretokenizer and --processes apply to counting")
+        assert_one_line_error(result, "--pretokenizer, --pattern and --processes apply to counting")
 
 
 def test_an_initial_model_of_another_pretokenizer_is_refused(tmp_path: Path) -> None:
@@ -150,8 +150,8 @@ def test_an_initial_model_of_another_pretokenizer_is_refused(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     "header, message",
     [
-        ({"pretokenizer": "bpe", "special_tokens": []}, "line 1: unknown pretokenizer 'bpe'"),
-        ({"pretokenizer": ["gpt2"], "special_tokens": []}, "line 1: unknown pretokenizer ['gpt2']"),
+        ({"pretokenizer": "bpe", "special_tokens": []}, "line 1: unknown pre-tokenizer 'bpe'"),
+        ({"pretokenizer": ["gpt2"], "special_tokens": []}, "line 1: unknown pre-tokenizer ['gpt2']"),
         ({"pretokenizer": "gpt2", "special_tokens": "<s>"}, "special_tokens '<s>' is not a list of strings"),
         ({"pretokenizer": "gpt2", "special_tokens": [1]}, "special token 1 must be a non-empty string"),
         ({"pretokenizer": "gpt2", "special_tokens": {"<s>": 1}}, "is not a list of strings"),

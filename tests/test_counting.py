@@ -14,14 +14,16 @@ import purebpe
 from purebpe.corpus import default_corpus
 from purebpe.counting import ChunkCutter, count_job, read_chunks
 from purebpe.errors import InputError, PureBPEError
-from purebpe.pretokenize import pretokenize, split_lines
+from purebpe.pretokenize import PATTERNS, PRETOKENIZERS, pretokenize, split_lines
 
 SPECIALS = ["<|endoftext|>", "<|endoftext|><|endoftext|>", "<pad>"]
 
 # Text that stresses the chunk cutter: every ASCII whitespace, letters, digits, apostrophes,
 # multi-byte characters (including Unicode whitespace), and pieces of special tokens.
+# Uppercase, marks, "/" and digit runs for the patterns whose rules involve them.
 cutter_alphabet = st.sampled_from(
-    list(" \t\n\r\x0b\x0c ab'sZ9-.") + ["\u00a0", "\u3000", "\u2028", "\x85", "\x1c", "é", "中", "😀", "<|", "|>"]
+    list(" \t\n\r\x0b\x0c ab'sSZ9-./") + ["\u00a0", "\u3000", "\u2028", "\x85", "\x1c", "é", "中", "😀", "<|", "|>"]
+    + ["\r\n", "1234", "\u0301", "\u017f", "Ab"]
 )
 cutter_text = st.lists(
     st.one_of(cutter_alphabet, st.sampled_from(SPECIALS), st.text(max_size=4)), max_size=60
@@ -29,11 +31,18 @@ cutter_text = st.lists(
 
 
 def expected_counts(text: str, specials: Sequence[str], pretokenizer: str) -> Dict[bytes, int]:
-    """The specification, written independently of purebpe.counting: split, pre-tokenize, count."""
+    """The specification, written independently of purebpe.counting: split, pre-tokenize, count.
+
+    A named pattern is what ``regex`` finds with tiktoken's string for it.
+    """
     pieces = [text]
     for special in sorted(specials, key=len, reverse=True):
         pieces = [part for piece in pieces for part in piece.split(special)]
-    split = pretokenize if pretokenizer == "gpt2" else split_lines
+    if pretokenizer == "none":
+        split = split_lines
+    else:
+        regex = pytest.importorskip("regex")
+        split = regex.compile(PATTERNS[pretokenizer]).findall
     words = collections.Counter(w.encode("utf-8") for piece in pieces for w in split(piece))
     return dict(words)
 
@@ -44,7 +53,7 @@ def write(tmp_path: Path, text: str, name: str = "corpus.txt") -> Path:
     return path
 
 
-@pytest.mark.parametrize("pretokenizer", ["gpt2", "none"])
+@pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
 @given(text=cutter_text, chunk_bytes=st.integers(1, 40), use_specials=st.booleans())
 @settings(max_examples=300)
 def test_chunked_counting_equals_counting_the_whole_text(
@@ -59,6 +68,20 @@ def test_chunked_counting_equals_counting_the_whole_text(
     path = write(tmp_path_factory.mktemp("c"), text)
     counts = purebpe.count(path, specials, pretokenizer=pretokenizer, chunk_bytes=chunk_bytes)
     assert counts.words == expected_counts(text, specials, pretokenizer)
+
+
+@pytest.mark.parametrize("pretokenizer", ["cl100k", "o200k"])
+@given(text=cutter_text, chunk_bytes=st.integers(1, 40))
+@settings(max_examples=15)
+def test_chunked_counting_in_two_processes_equals_the_whole_text(
+    tmp_path_factory: pytest.TempPathFactory, pretokenizer: str, text: str, chunk_bytes: int
+) -> None:
+    # Workers count file ranges of several chunks each; the cuts are the same rule.
+    path = write(tmp_path_factory.mktemp("c"), text * 3)
+    counts = purebpe.count(
+        path, ["<pad>"], pretokenizer=pretokenizer, chunk_bytes=chunk_bytes, processes=2
+    )
+    assert counts.words == expected_counts(text * 3, ["<pad>"], pretokenizer)
 
 
 @given(text=cutter_text, chunk_bytes=st.integers(1, 40))
@@ -197,7 +220,7 @@ def test_input_errors_survive_worker_processes(tmp_path: Path) -> None:
     [
         (lambda p: purebpe.count(p / "missing.txt"), "no such file"),
         (lambda p: purebpe.count(p), "is a directory"),
-        (lambda p: purebpe.count([], pretokenizer="words"), "unknown pretokenizer 'words'"),
+        (lambda p: purebpe.count([], pretokenizer="words"), "unknown pre-tokenizer 'words'"),
         (lambda p: purebpe.count([], errors="ignore"), "errors must be"),
         (lambda p: purebpe.count([], processes=0), "processes must be at least 1"),
         (lambda p: purebpe.count([], ["<a>", "<a>"]), "given twice"),

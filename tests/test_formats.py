@@ -177,7 +177,7 @@ MALFORMED = [
     ("gpt2", "merges.txt", "#version: 0.2\nĠ t h\n", "line 2: expected 'left right'"),
     ("gpt2", "merges.txt", "#version: 0.2\nĠ \x07\n", "line 2: '\\x07' is not in GPT-2's byte-to-unicode"),
     ("gpt2", "merges.txt", "#version: 0.2\nĠ ĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠĠ\n", "needs"),
-    ("gpt2", "merges.txt", "#version: 0.2 pretokenizer=bpe\n", "unknown pretokenizer 'bpe'"),
+    ("gpt2", "merges.txt", "#version: 0.2 pretokenizer=bpe\n", "unknown pre-tokenizer 'bpe'"),
     ("hf", "tokenizer.json", "[1, 2", "not a HF tokenizer.json"),
     ("hf", "tokenizer.json", '{"model": {"type": "WordPiece"}}', "model type 'WordPiece' is not BPE"),
     ("hf", "tokenizer.json", '{"model": {"type": "BPE", "vocab": {}, "merges": []}}', "pre_tokenizer None"),
@@ -192,7 +192,7 @@ MALFORMED = [
     ("tiktoken", "tokenizer.tiktoken", "AA== 0\nnot-base64! 1\n", "line 2: expected 'base64 rank'"),
     ("tiktoken", "tokenizer.tiktoken", "AA== 0\nAQ== 0\n", "two tokens share a rank"),
     ("tiktoken", "tokenizer.tiktoken", "AA== 0\n", "no token for byte 0x01"),
-    ("tiktoken", "tokenizer.tiktoken.json", '{"pretokenizer": "bpe"}', "unknown pretokenizer"),
+    ("tiktoken", "tokenizer.tiktoken.json", '{"pretokenizer": "bpe"}', "unknown pre-tokenizer"),
     ("tiktoken", "tokenizer.tiktoken.json", '{"special_tokens": {"x": 0}}', "has id 0, a rank"),
     ("purebpe", "purebpe.json", "{", "not a purebpe JSON file"),
 ]

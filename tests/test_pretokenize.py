@@ -1,5 +1,7 @@
 """GPT-2 pre-tokenization: every engine against ``regex.findall(GPT2_PATTERN, text)``.
 
+(The other named patterns, cl100k and o200k, and custom patterns: ``test_patterns.py``.)
+
 The ``regex`` package's behaviour is the definition of truth.  Where it is missing, the
 comparisons with it are skipped, but the ``re`` and ``scanner`` engines -- built very
 differently from the same generated table -- are still checked against each other and
@@ -20,8 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from purebpe import _unicode_classes
-from purebpe import pretokenize as pt
+from purebpe.pretokenize import _tables, _unicode_classes, custom
 from purebpe.errors import PureBPEError
 from purebpe.pretokenize import (
     DEFAULT_ENGINE,
@@ -213,10 +214,17 @@ def load_generator() -> ModuleType:
     return module
 
 
+# The classes that partition the code points (with "other"), and the letter cases.
 TABLE = {
     "LETTER": _unicode_classes.LETTER_RANGES,
     "NUMBER": _unicode_classes.NUMBER_RANGES,
     "WHITESPACE": _unicode_classes.WHITESPACE_RANGES,
+    "MARK": _unicode_classes.MARK_RANGES,
+}
+CASES_OF_LETTERS = {
+    "UPPER": _unicode_classes.UPPER_RANGES,
+    "LOWER": _unicode_classes.LOWER_RANGES,
+    "CASELESS": _unicode_classes.CASELESS_RANGES,
 }
 
 
@@ -227,7 +235,16 @@ def test_table_ranges_are_sorted_disjoint_and_compact() -> None:
     for spans in TABLE.values():
         # Adjacent ranges of one class would have been one run of the probe.
         assert all(a_last + 1 < b_first for (_, a_last), (b_first, _) in zip(spans, spans[1:]))
-    assert len(every) < 1000
+    assert len(every) < 2000
+
+
+def test_letter_cases_split_the_letters() -> None:
+    def points(spans: object) -> set:  # type: ignore[type-arg]
+        return {cp for first, last in spans for cp in range(first, last + 1)}  # type: ignore[attr-defined]
+
+    parts = [points(spans) for spans in CASES_OF_LETTERS.values()]
+    assert sum(len(part) for part in parts) == len(set().union(*parts))
+    assert set().union(*parts) == points(TABLE["LETTER"])
 
 
 def test_class_table_matches_installed_regex_on_sampled_code_points() -> None:
@@ -244,10 +261,10 @@ def test_class_table_matches_installed_regex_on_sampled_code_points() -> None:
         for cp in (first - 1, first, last, last + 1)
     }
     names = {
-        pt._OTHER: "other",
-        pt._LETTER: "letter",
-        pt._NUMBER: "number",
-        pt._WHITESPACE: "whitespace",
+        _tables.OTHER: "other",
+        _tables.LETTER: "letter",
+        _tables.NUMBER: "number",
+        _tables.WHITESPACE: "whitespace",
     }
     for cp in sorted(cp for cp in sample if 0 <= cp <= 0x10FFFF):
         char = chr(cp)
@@ -260,7 +277,7 @@ def test_class_table_matches_installed_regex_on_sampled_code_points() -> None:
             if space.match(char)
             else "other"
         )
-        assert names[pt._CLASS_OF[cp]] == expected, hex(cp)
+        assert names[_tables.CLASS_OF[cp]] == expected, hex(cp)
 
 
 def test_table_matches_installed_regex_on_every_code_point() -> None:
@@ -268,7 +285,7 @@ def test_table_matches_installed_regex_on_every_code_point() -> None:
     pytest.importorskip("regex")
     generator = load_generator()
     probed = generator.probe_ranges()
-    assert {name: tuple(spans) for name, spans in probed.items()} == TABLE
+    assert {name: tuple(spans) for name, spans in probed.items()} == {**TABLE, **CASES_OF_LETTERS}
     assert generator.regex_unicode_version() == _unicode_classes.UNICODE_VERSION
 
 
@@ -279,7 +296,7 @@ def test_generator_output_is_deterministic() -> None:
     assert text == generator.render_module()
     namespace: Dict[str, object] = {}
     exec(compile(text, "<generated>", "exec"), namespace)
-    for name, spans in TABLE.items():
+    for name, spans in {**TABLE, **CASES_OF_LETTERS}.items():
         assert namespace[f"{name}_RANGES"] == spans
 
 
@@ -326,7 +343,7 @@ def test_public_constants() -> None:
         == r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
     )
     assert ENGINES == ("scanner", "re", "regex")
-    assert PRETOKENIZERS == ("gpt2", "none")
+    assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "none")
     assert DEFAULT_ENGINE in STDLIB_ENGINES  # the default never needs the optional package
 
 
@@ -342,7 +359,7 @@ def test_unknown_engine_raises(bad: str) -> None:
 
 
 def test_unknown_pretokenizer_raises() -> None:
-    with pytest.raises(PureBPEError, match="gpt2, none"):
+    with pytest.raises(PureBPEError, match="gpt2, cl100k, o200k, none"):
         word_counter("gpt4")
 
 
@@ -358,8 +375,8 @@ def test_word_counter(engine: str) -> None:
 
 def test_regex_engine_without_regex_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "regex", None)  # makes "import regex" fail
-    monkeypatch.setattr(pt, "_regex_gpt2", None)
+    monkeypatch.setattr(custom, "_compiled", {})  # nothing compiled before
     for call in (lambda: pretokenize("a", "regex"), lambda: word_counter("gpt2", "regex")):
-        with pytest.raises(PureBPEError, match="optional 'regex' package"):
+        with pytest.raises(PureBPEError, match="regex"):
             call()
     assert pretokenize("a b", "scanner") == pretokenize("a b", "re") == ["a", " b"]

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
 from ..counting import WordCounts, count, count_from_iterator
-from ..pretokenize import PRETOKENIZERS
+from ..pretokenize import PRETOKENIZERS, Pattern, Pretokenizer
 from ..progress import Progress
 
 
@@ -23,7 +23,20 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TOKEN",
         help="a special token (repeatable), e.g. '<|endoftext|>'",
     )
-    parser.add_argument("--pretokenizer", default=None, choices=PRETOKENIZERS, help="(default: gpt2)")
+    split = parser.add_mutually_exclusive_group()
+    split.add_argument(
+        "--pretokenizer",
+        default=None,
+        choices=PRETOKENIZERS,
+        help="a named pattern: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o), or none "
+        "(one word per line)",
+    )
+    split.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="any regular expression instead (needs the regex package); the matches and "
+        "the text between them are the words, as in HF's Split(..., 'isolated')",
+    )
     parser.add_argument("--processes", type=int, default=None, help="count in P processes")
     add_errors_and_progress_arguments(parser)
 
@@ -50,8 +63,11 @@ def progress_option(args: argparse.Namespace) -> Progress:
     return choices[args.progress]
 
 
-def pretokenizer_option(args: argparse.Namespace) -> str:
-    """The ``--pretokenizer`` given, or the default."""
+def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
+    """The pre-tokenizer ``--pretokenizer`` names (default: gpt2), or the ``--pattern``."""
+    pattern: Optional[str] = args.pattern
+    if pattern is not None:
+        return Pattern(pattern)
     return str(args.pretokenizer or "gpt2")
 
 

@@ -19,6 +19,10 @@ from ..training import check_arguments, train_from_counts
 from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
 
 
+#: Options that say how to count, which a counts file has already fixed.
+_COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes")
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "train",
@@ -48,10 +52,10 @@ def run(args: argparse.Namespace) -> int:
     initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
     if args.counts and args.files:
         raise PureBPEError("give either FILES or --counts, not both")
-    if args.counts and (args.pretokenizer is not None or args.processes is not None):
+    if args.counts and any(getattr(args, option) is not None for option in _COUNTING_OPTIONS):
         raise PureBPEError(
-            "--pretokenizer and --processes apply to counting; with --counts the words are "
-            "already counted (give them to 'purebpe count')"
+            "--pretokenizer, --pattern and --processes apply to counting; with --counts the "
+            "words are already counted (give them to 'purebpe count')"
         )
     start = time.perf_counter()
     counts: WordCounts

@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, List, Sequence, Set, Tuple
 
 from ..errors import PureBPEError
 from ..model import BPEModel
+from ..pretokenize import Pretokenizer
 
 #: Ids may exceed twice the vocabulary's size by this much (:func:`check_dense_ids`).
 ID_SLACK = 1 << 20
@@ -116,7 +117,7 @@ def assemble(
     vocab: Dict[int, bytes],
     merges: List[Tuple[bytes, bytes]],
     special_ids: Sequence[int],
-    pretokenizer: str,
+    pretokenizer: Pretokenizer,
 ) -> BPEModel:
     """The checked model; ``special_ids`` name the vocab entries that are special tokens."""
     check_dense_ids(vocab, len(vocab))

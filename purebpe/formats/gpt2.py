@@ -29,7 +29,7 @@ from .._atomic import digest, file_digest, write_files
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
-from ..pretokenize import PRETOKENIZERS
+from ..pretokenize import Pattern, Pretokenizer, pretokenizer_from_json
 from .bytelevel import MERGES_HEADER, assemble, literal_token, read_json, tokens_by_bytes, unmerged_tokens
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -54,6 +54,11 @@ def _pair_paths(path: Path) -> Tuple[Path, Path]:
 
 
 def save(model: BPEModel, directory: Path) -> List[Path]:
+    if isinstance(model.pretokenizer, Pattern):
+        raise PureBPEError(
+            "cannot write the gpt2 format for a custom pre-tokenization pattern: merges.txt "
+            "records only a pattern's name (save as 'purebpe' or 'hf')"
+        )
     by_bytes = tokens_by_bytes(model, "gpt2")
     vocab = {encode_token(token): tid for token, tid in by_bytes.items()}
     for text, tid in model.special_ids().items():
@@ -61,7 +66,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     ordered = dict(sorted(vocab.items(), key=lambda item: item[1]))
     header = MERGES_HEADER
     if model.pretokenizer != "gpt2":
-        header += f" {_PRETOKENIZER_TAG}{model.pretokenizer}"
+        header += f" {_PRETOKENIZER_TAG}{model.pretokenizer}"  # a name: no spaces
     lines = [header] + [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges]
     vocab_data = (json.dumps(ordered, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     lines[0] += f" {_VOCAB_DIGEST_TAG}{digest(vocab_data)}"
@@ -117,7 +122,7 @@ def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:
     return vocab, literal_ids
 
 
-def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], str, Optional[str]]:
+def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer, Optional[str]]:
     """The merges, the pre-tokenizer and the recorded digest of vocab.json (if any)."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -144,6 +149,4 @@ def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], str, Optional[s
             merges.append((decode_token(parts[0]), decode_token(parts[1])))
         except PureBPEError as exc:
             raise PureBPEError(f"{path}, line {number}: {exc}") from None
-    if pretokenizer not in PRETOKENIZERS:
-        raise PureBPEError(f"{path}, line 1: unknown pretokenizer {pretokenizer!r}")
-    return merges, pretokenizer, vocab_digest
+    return merges, pretokenizer_from_json(pretokenizer, f"{path}, line 1"), vocab_digest

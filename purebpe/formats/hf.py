@@ -11,6 +11,11 @@ before pre-tokenization, longest match first. Load it with
 A ``pretokenizer="none"`` model gets a ``Sequence`` of ``Split("\\n",
 "merged_with_previous")`` (one piece per line, its ``\\n`` included) and
 ``ByteLevel(use_regex=false)`` (bytes only), which is exactly purebpe's line splitting.
+Every other pattern -- ``"cl100k"``, ``"o200k"``, a :class:`purebpe.Pattern` -- is written
+the way HF itself writes GPT-4-style tokenizers (Llama 3's ``tokenizer.json``, say): a
+``Sequence`` of ``Split(Regex(pattern), "Isolated")`` and ``ByteLevel(use_regex=false)``.
+Reading maps a ``Split`` regex back to its name when it is exactly a named pattern's
+string, and to a :class:`purebpe.Pattern` otherwise.
 
 Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokenizers
 >= 0.20), and refuses options purebpe does not implement (a normalizer, dropout,
@@ -19,6 +24,7 @@ Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokeniz
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -26,16 +32,52 @@ from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
+from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from .bytelevel import assemble, is_id, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.json",)
 
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
 _LINES = {"type": "Split", "pattern": {"String": "\n"}, "behavior": "MergedWithPrevious", "invert": False}
+_BYTES_ONLY = dict(_BYTE_LEVEL, use_regex=False)
 _PRE_TOKENIZERS: Dict[str, Any] = {
     "gpt2": _BYTE_LEVEL,
-    "none": {"type": "Sequence", "pretokenizers": [_LINES, dict(_BYTE_LEVEL, use_regex=False)]},
+    "none": {"type": "Sequence", "pretokenizers": [_LINES, _BYTES_ONLY]},
 }
+
+
+# Oniguruma, HF's regex engine, reads ``X{m,n}+`` as a repeat of ``X{m,n}`` (Ruby syntax),
+# where ``regex`` reads a possessive repeat: "0000" would be one piece instead of "000",
+# "0".  cl100k's ``\p{N}{1,3}+`` is followed only by the end of its alternative, so the
+# greedy ``\p{N}{1,3}`` finds the same pieces in both engines.
+_POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{\d*,?\d*\}\+")
+_HF_SPELLING = {"cl100k": PATTERNS["cl100k"].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
+
+
+def hf_regex(pretokenizer: Pretokenizer) -> str:
+    """The ``Split`` regex HF's Oniguruma reads as ``regex`` reads ``pretokenizer``'s."""
+    if isinstance(pretokenizer, Pattern):
+        if _POSSESSIVE_INTERVAL.search(pretokenizer.regex):
+            raise PureBPEError(
+                f"cannot write pattern {pretokenizer.regex!r} for HF tokenizers: its engine "
+                "(Oniguruma) reads X{m,n}+ as a repeat of X{m,n}, not as possessive; write "
+                "(?>X{m,n}) instead"
+            )
+        return pretokenizer.regex
+    return _HF_SPELLING.get(pretokenizer, PATTERNS[pretokenizer])
+
+
+def _regex_split(source: str) -> Dict[str, Any]:
+    """HF's spelling of "pieces are the matches of ``source`` and the text between them"."""
+    split = {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
+    return {"type": "Sequence", "pretokenizers": [split, _BYTES_ONLY]}
+
+
+def _pre_tokenizer(pretokenizer: Pretokenizer) -> Dict[str, Any]:
+    if isinstance(pretokenizer, str) and pretokenizer in _PRE_TOKENIZERS:
+        setup: Dict[str, Any] = _PRE_TOKENIZERS[pretokenizer]
+        return setup
+    return _regex_split(hf_regex(pretokenizer))
 # Model options whose values other than these change the encoding.
 _NEUTRAL_OPTIONS: Dict[str, Tuple[Any, ...]] = {
     "dropout": (None, 0, 0.0),
@@ -71,7 +113,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
             for text, tid in sorted(model.special_ids().items(), key=lambda item: item[1])
         ],
         "normalizer": None,
-        "pre_tokenizer": _PRE_TOKENIZERS[model.pretokenizer],
+        "pre_tokenizer": _pre_tokenizer(model.pretokenizer),
         "post_processor": None,
         "decoder": dict(_BYTE_LEVEL, add_prefix_space=True),
         "model": {
@@ -139,16 +181,35 @@ def _read(document: Any) -> BPEModel:
     return assemble(vocab, merges, special_ids, pretokenizer)
 
 
-def _pretokenizer_name(pre_tokenizer: Any) -> str:
-    """``"gpt2"`` or ``"none"`` for the two pre-tokenizer setups purebpe writes."""
+def _pretokenizer_name(pre_tokenizer: Any) -> Pretokenizer:
+    """The pre-tokenizer of the setups purebpe writes (see the module docstring)."""
     for name, expected in _PRE_TOKENIZERS.items():
         if _same_setup(pre_tokenizer, expected):
             return name
+    source = _split_regex(pre_tokenizer)
+    if source is not None:
+        for name in PATTERNS:
+            if source in (PATTERNS[name], _HF_SPELLING.get(name)):
+                return name
+        return check_pretokenizer(Pattern(source))
     kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
     raise PureBPEError(
         f"pre_tokenizer {kind!r} is not supported (purebpe reads ByteLevel with "
-        "add_prefix_space=false, or Split on '\\n' then ByteLevel without regex)"
+        "add_prefix_space=false; Split on '\\n', or Split(Regex, Isolated), then ByteLevel "
+        "without regex)"
     )
+
+
+def _split_regex(pre_tokenizer: Any) -> Any:
+    """The regex of a ``Sequence[Split(Regex, Isolated), ByteLevel(use_regex=false)]``."""
+    try:
+        split = pre_tokenizer["pretokenizers"][0]
+        source = split["pattern"]["Regex"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(source, str) and _same_setup(pre_tokenizer, _regex_split(source)):
+        return source
+    return None
 
 
 def _same_setup(found: Any, expected: Any) -> bool:

@@ -6,6 +6,9 @@ so the file is readable text; special tokens are stored as their own strings::
     {"format": "purebpe", "version": 1, "semantics": "...", "pretokenizer": "gpt2",
      "vocab": {"0": "Ā", ..., "256": "Ġt"}, "merges": [["Ġ", "t"], ...],
      "special_tokens": {"<|endoftext|>": 257}}
+
+``"pretokenizer"`` is a name (``"gpt2"``, ``"cl100k"``, ``"o200k"``, ``"none"``) or, for a
+custom pattern, ``{"pattern": "<regex>", "behavior": "isolated"}``.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
+from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
 from .bytelevel import check_dense_ids, check_model, is_id, literal_token
 
 FILES = ("purebpe.json",)
@@ -46,7 +50,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
         "format": "purebpe",
         "version": VERSION,
         "semantics": SEMANTICS,
-        "pretokenizer": model.pretokenizer,
+        "pretokenizer": pretokenizer_to_json(model.pretokenizer),
         "vocab": {
             str(tid): encode_token(token)
             for tid, token in sorted(model.vocab.items())
@@ -94,7 +98,7 @@ def _read(document: Dict[str, Any]) -> BPEModel:
         if not isinstance(merge, list) or len(merge) != 2:
             raise PureBPEError(f"merge {merge!r} is not a [left, right] pair")
         merges.append((decode_token(merge[0]), decode_token(merge[1])))
-    pretokenizer = str(document["pretokenizer"])
+    pretokenizer = pretokenizer_from_json(document["pretokenizer"], "pretokenizer")
     for text, tid in specials.items():
         if not is_id(tid):
             raise PureBPEError(f"special token {text!r} has id {tid!r}, not an int >= 0")

@@ -23,9 +23,11 @@ Build a ``tiktoken.Encoding`` from the two files::
     )
 
 or simply ``purebpe.formats.tiktoken_format.tiktoken_encoding("tok")``.
-``pat_str`` is tiktoken's own GPT-2 pattern (``r50k_base``), or for a
-``pretokenizer="none"`` model a line pattern, ``[^\\n]*\\n|[^\\n]+`` (each line with its
-``\\n``). Reading recovers the merges: a token's merge is the two tokens its bytes
+``pat_str`` is tiktoken's own string for the model's named pattern (gpt2 is ``r50k_base``'s,
+cl100k and o200k theirs), or for a ``pretokenizer="none"`` model a line pattern,
+``[^\\n]*\\n|[^\\n]+`` (each line with its ``\\n``).  A custom :class:`purebpe.Pattern`
+cannot be written: tiktoken keeps only the matches of its pattern, and drops the text
+between them that HF's "isolated" split keeps. Reading recovers the merges: a token's merge is the two tokens its bytes
 encode to with the merges of lower rank (exact for files written from a trained BPE
 model). Without the sidecar the model has no special tokens and the GPT-2 pattern.
 
@@ -48,19 +50,19 @@ from .._atomic import digest, file_digest, write_files
 from ..core import apply_merges, pack_pair
 from ..errors import PureBPEError
 from ..model import BPEModel
-from ..pretokenize import PRETOKENIZERS
+from ..pretokenize import (
+    Pattern,
+    Pretokenizer,
+    pattern_string,
+    pretokenizer_from_json,
+    pretokenizer_to_json,
+)
 from .bytelevel import assemble, is_id, literal_token, read_json, tokens_by_bytes, unmerged_tokens
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 #: The sidecar's record of the ranks file it belongs with.
 _RANKS_DIGEST = "ranks_sha256"
 
-#: tiktoken's spelling of the GPT-2 pattern (``tiktoken_ext.openai_public.r50k_pat_str``):
-#: the same splits as :data:`purebpe.pretokenize.GPT2_PATTERN`, with possessive quantifiers.
-PAT_STR = {
-    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    "none": r"""[^\n]*\n|[^\n]+""",
-}
 
 
 def tiktoken_encoding(path: Union[str, "os.PathLike[str]"], name: str = "purebpe") -> Any:
@@ -89,6 +91,12 @@ def recognises(path: Path) -> bool:
 
 
 def save(model: BPEModel, directory: Path) -> List[Path]:
+    if isinstance(model.pretokenizer, Pattern):
+        raise PureBPEError(
+            "cannot write the tiktoken format for a custom pre-tokenization pattern: tiktoken "
+            "drops the text between matches that the pattern's 'isolated' split keeps "
+            "(save as 'purebpe' or 'hf')"
+        )
     by_bytes = tokens_by_bytes(model, "tiktoken")
     _check_rank_order(model, by_bytes)
     _check_no_special_prefixes(model.special_tokens)
@@ -98,8 +106,8 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     ]
     special_ids = model.special_ids()
     sidecar: Dict[str, Any] = {
-        "pretokenizer": model.pretokenizer,
-        "pat_str": PAT_STR[model.pretokenizer],
+        "pretokenizer": pretokenizer_to_json(model.pretokenizer),
+        "pat_str": pattern_string(model.pretokenizer),
         "special_tokens": dict(sorted(special_ids.items(), key=lambda item: item[1])),
         "explicit_n_vocab": max(model.vocab) + 1,
     }
@@ -167,7 +175,7 @@ def load(path: Path) -> BPEModel:
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
     ranks = _read_ranks(ranks_path)
-    pretokenizer, specials = "gpt2", {}  # type: Tuple[str, Dict[str, int]]
+    pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
     if sidecar_path.exists():
         pretokenizer, specials = _read_sidecar(sidecar_path, ranks_path)
     vocab = {rank: token for token, rank in ranks.items()}
@@ -207,18 +215,15 @@ def _read_ranks(path: Path) -> Dict[bytes, int]:
     return ranks
 
 
-def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[str, Dict[str, int]]:
+def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
     document = read_json(path, "tiktoken sidecar")
     if not isinstance(document, dict):
         raise PureBPEError(f"{path}: malformed tiktoken sidecar (not a JSON object)")
     _check_pair(ranks_path, path, document)
-    pretokenizer = document.get("pretokenizer", "gpt2")
     specials = document.get("special_tokens", {})
     if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
         raise PureBPEError(f"{path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})")
-    if pretokenizer not in PRETOKENIZERS:
-        raise PureBPEError(f"{path}: unknown pretokenizer {pretokenizer!r}")
-    return pretokenizer, specials
+    return pretokenizer_from_json(document.get("pretokenizer", "gpt2"), str(path)), specials
 
 
 def _recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:

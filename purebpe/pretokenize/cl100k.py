@@ -1,0 +1,203 @@
+r"""GPT-4's pattern (``cl100k_base``; Llama 3 splits the same way): scanner, ``re`` form, cuts.
+
+The definition is tiktoken's string for it, run by the ``regex`` package::
+
+    '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+    |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+
+What it finds at a token start ``i`` (alternatives in order, the first that matches wins):
+
+1. An apostrophe and ``s d m t`` or ``ll ve re`` in any case (``'S``, ``'Ll``; ``regex``
+   also folds U+017F LATIN SMALL LETTER LONG S to ``s``).
+2. A run of letters, led by at most one character that is neither ``\r``, ``\n``, a
+   letter nor a number -- a space, a tab, a comma, a mark: ``" hello"``, ``"'tis"``,
+   ``"\tx"``, ``"(word"``.  Possessive ``?+`` changes nothing here: without the leader the
+   run would have to start at a non-letter.
+3. One to three digits: ``"12345"`` is ``"123"``, ``"45"``.
+4. A run of "other" characters (not whitespace, letter or number), led by at most one
+   U+0020, with every ``\r`` and ``\n`` right after it: ``" ...\n"``, ``"!)\r\n"``.
+5. A whitespace run that reaches the end of the text, whole.
+6. Whitespace up to and including the *last* ``\r`` or ``\n`` of the run (``\s*``
+   backtracks to it): ``"  \n\n  x"`` gives ``"  \n\n"`` first.
+7. Otherwise a run of two or more whitespace characters gives back its last one
+   (``\s+(?!\S)``), which leads the next token; 8. a single one is a token.
+
+Cuts that change nothing (:func:`safe_cut`):
+
+* after a ``\n`` that a non-space follows: no alternative continues a token from a
+  newline into a non-space, and the whitespace before it ends in the same token either
+  way (alternative 6 in the whole text, alternative 5 at the end of the first half);
+* before a U+0020 that a non-space precedes: a token holding that non-space never
+  takes a following space (only ``\r\n`` follow an "other" run), and the space starts
+  the rest exactly as it does in the whole text;
+* in text without whitespace, after a letter or number followed by a character of
+  another class (letter, number, other): letters run only over letters, digits are
+  grouped from the start of their run, and only an "other" character can lead a letter
+  run -- so ``"ab|12"``, ``"12|ab"``, ``"ab|+"`` are cuts, ``"+|ab"`` is not.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List
+
+from ._tables import (
+    CLASS_OF,
+    CUT_TRIES,
+    LETTER,
+    NUMBER,
+    OTHER,
+    WHITESPACE,
+    TokenSink,
+    certainly_not_space,
+    last_class_change,
+    re_class_body,
+    re_split as re_split_segments,
+)
+from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
+
+PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
+
+def contraction_end(text: str, i: int, n: int) -> int:
+    """The end of ``'(?i:[sdmt]|ll|ve|re)`` at ``text[i]`` (an apostrophe), or 0."""
+    if i + 1 >= n:
+        return 0
+    after = text[i + 1]
+    if after in "sStTdDmM\u017f":
+        return i + 2
+    if i + 2 < n:
+        last = text[i + 2]
+        if (after in "lL" and last in "lL") or (after in "vVrR" and last in "eE"):
+            return i + 3
+    return 0
+
+
+def scan(text: str, counts: TokenSink) -> None:
+    """Count the pre-tokens of ``text`` into ``counts`` (see the module docstring).
+
+    One iteration per token: the branches pick the alternative from the first one or two
+    characters, and inner loops run over the token's characters.
+    """
+    class_of = CLASS_OF
+    n = len(text)
+    i = 0
+    while i < n:
+        start = i
+        char = text[i]
+        kind = class_of[ord(char)]
+        if char == "'":
+            # 1: a contraction comes first; otherwise the apostrophe is "other".
+            end = contraction_end(text, i, n)
+            if end:
+                token = text[i:end]
+                counts[token] = counts.get(token, 0) + 1
+                i = end
+                continue
+        nxt = class_of[ord(text[i + 1])] if i + 1 < n else WHITESPACE
+        if kind == LETTER or (
+            nxt == LETTER
+            and (kind == OTHER or (kind == WHITESPACE and char != "\r" and char != "\n"))
+        ):
+            # 2: letters, perhaps led by one character that is not \r, \n or a number.
+            i += 1
+            while i < n and class_of[ord(text[i])] == LETTER:
+                i += 1
+        elif kind == NUMBER:
+            i += 1
+            if nxt == NUMBER:
+                i += 1
+                if i < n and class_of[ord(text[i])] == NUMBER:
+                    i += 1
+        elif kind == OTHER or (char == " " and nxt == OTHER):
+            # 4: [ ]other+ then every \r and \n.
+            i += 1
+            while i < n and class_of[ord(text[i])] == OTHER:
+                i += 1
+            while i < n and (text[i] == "\n" or text[i] == "\r"):
+                i += 1
+        else:
+            # 5-8: a whitespace run text[start:end].
+            end = i + 1
+            last_newline = i if char == "\n" or char == "\r" else -1
+            while end < n and class_of[ord(text[end])] == WHITESPACE:
+                if text[end] == "\n" or text[end] == "\r":
+                    last_newline = end
+                end += 1
+            if end == n:
+                i = n
+            elif last_newline >= 0:
+                i = last_newline + 1
+            elif end - start > 1:
+                i = end - 1
+            else:
+                i = end
+        token = text[start:i]
+        counts[token] = counts.get(token, 0) + 1
+
+
+def re_source(bmp_only: bool) -> str:
+    """The pattern for ``re``: classes spelled out, no possessive quantifiers (Python 3.9).
+
+    Each possessive quantifier here is followed by nothing that could make the match fail
+    (the end of its alternative, or a class its run cannot hold), so the greedy form finds
+    the same match; ``\\s++$`` is "whitespace to the end": ``\\Z`` (``re``'s ``$`` would also
+    match before a final newline, which a whitespace run would have taken anyway).
+    """
+    letter = re_class_body(LETTER_RANGES, bmp_only)
+    number = re_class_body(NUMBER_RANGES, bmp_only)
+    space = re_class_body(WHITESPACE_RANGES, bmp_only)
+    return (
+        f"'(?i:[sdmt]|ll|ve|re)|[^\\r\\n{letter}{number}]?[{letter}]+|[{number}]{{1,3}}"
+        f"| ?[^{space}{letter}{number}]+[\\r\\n]*|[{space}]+\\Z|[{space}]*[\\r\\n]"
+        f"|[{space}]+(?![^{space}])|[{space}]"
+    )
+
+
+_re_cache: Dict[bool, "re.Pattern[str]"] = {}
+
+
+def _re_compiled(bmp_only: bool) -> "re.Pattern[str]":
+    pattern = _re_cache.get(bmp_only)
+    if pattern is None:
+        pattern = _re_cache[bmp_only] = re.compile(re_source(bmp_only))
+    return pattern
+
+
+def _line_start_ok(char: str) -> bool:
+    """A cut just after a newline is safe when a non-space starts the next line."""
+    return CLASS_OF[ord(char)] != WHITESPACE
+
+
+def re_split(text: str) -> List[str]:
+    """The pre-tokens of ``text`` by the standard library's ``re``."""
+    return re_split_segments(text, _re_compiled(True), _re_compiled(False), _line_start_ok)
+
+
+def _class_change(before: str, after: str) -> bool:
+    kind = CLASS_OF[ord(before)]
+    return (kind == LETTER or kind == NUMBER) and CLASS_OF[ord(after)] not in (kind, WHITESPACE)
+
+
+def safe_cut(buf: bytes, end: int) -> int:
+    """The last cut at or before byte ``end`` that leaves the tokens unchanged, or -1."""
+    i = buf.rfind(b"\n", 0, end)
+    tries = 0
+    while i >= 0 and tries < CUT_TRIES:
+        if certainly_not_space(buf, i + 1):
+            return i + 1
+        i = buf.rfind(b"\n", 0, i)
+        tries += 1
+    i = buf.rfind(b" ", 1, end + 1)
+    tries = 0
+    while i > 0 and tries < CUT_TRIES:
+        if 0x21 <= buf[i - 1] <= 0x7E:
+            return i
+        i = buf.rfind(b" ", 1, i)
+        tries += 1
+    return last_class_change(buf, end, _class_change)
+
+
+__all__ = ["PATTERN", "contraction_end", "re_source", "re_split", "safe_cut", "scan"]

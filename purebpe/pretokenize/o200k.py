@@ -1,0 +1,265 @@
+r"""GPT-4o's pattern (``o200k_base``): scanner, ``re`` form, safe cuts.
+
+The definition is tiktoken's string for it, run by the ``regex`` package (seven
+alternatives joined by ``|``; ``UP`` is ``[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]``, ``LO`` is
+``[\p{Ll}\p{Lm}\p{Lo}\p{M}]``, ``C`` is ``(?i:'s|'t|'re|'ve|'m|'ll|'d)``)::
+
+    [^\r\n\p{L}\p{N}]?UP*LO+C?  |  [^\r\n\p{L}\p{N}]?UP+LO*C?  |  \p{N}{1,3}
+    |  ?[^\s\p{L}\p{N}]+[\r\n/]*  |  \s*[\r\n]+  |  \s+(?!\S)  |  \s+
+
+So a word is its capitals then its small letters (``"Hello"``, ``"HTMLParser"`` whole,
+``"camelCase"`` as ``"camel"``, ``"Case"``), with a contraction glued on (``"don't"``), led
+by at most one non-letter that is not ``\r\n`` (``" world"``).  Letters of no case (Lm,
+Lo: CJK, Arabic...) and marks (M, which are not letters!) belong to both ``UP`` and
+``LO``, which makes the backtracking of ``UP*LO+`` matter.  :func:`word_end` works it out
+without backtracking: with ``R`` the run of ``UP`` characters from ``k``,
+
+* if the character after the run is in ``LO`` (it can only be a small letter), ``LO+``
+  runs on from there;
+* otherwise ``UP*`` gives back characters until one that is also in ``LO`` (Lm, Lo or M)
+  can be the ``LO+``: the word ends just after the last such character of the run;
+* if there is none, the first alternative fails and the second takes the whole run.
+
+And the leader: a mark is both a possible leader and a possible word start, so
+``[^\r\n\p{L}\p{N}]?`` first tries it as the leader, then (only for the first
+alternative, which always succeeds from a mark) as the word's first character.
+
+The rest is like cl100k: digits in threes; "other" runs led by one U+0020 and followed by
+``\r``, ``\n`` and ``/``; whitespace up to the last ``\r``/``\n`` of its run; otherwise a run
+gives back its last character.  Unlike cl100k there is no ``\s++$``: a run at the end that
+holds a newline still ends at the newline.
+
+Cuts that change nothing (:func:`safe_cut`):
+
+* after a ``\n`` that a non-space other than ``/`` follows (an "other" run takes the
+  ``\r\n/`` after it);
+* before a U+0020 that a non-space precedes;
+* in text without whitespace, after a letter or number followed by a character of
+  another class, except a letter followed by an apostrophe (the contraction glues on).
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List
+
+from ._tables import (
+    CASED_CLASS_OF,
+    CASED_EITHER,
+    CASED_LOWER,
+    CASED_MARK,
+    CASED_NUMBER,
+    CASED_OTHER,
+    CASED_UPPER,
+    CASED_WHITESPACE,
+    CUT_TRIES,
+    TokenSink,
+    certainly_not_space,
+    last_class_change,
+    re_class_body,
+    re_split as re_split_segments,
+)
+from ._unicode_classes import (
+    CASELESS_RANGES,
+    LETTER_RANGES,
+    LOWER_RANGES,
+    MARK_RANGES,
+    NUMBER_RANGES,
+    UPPER_RANGES,
+    WHITESPACE_RANGES,
+)
+
+PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+# Class sets as bit masks over CASED_* (1 << kind): membership is one shift and one and.
+_UP = 1 << CASED_UPPER | 1 << CASED_EITHER | 1 << CASED_MARK
+_LO = 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_MARK
+_BOTH = 1 << CASED_EITHER | 1 << CASED_MARK
+#: Characters that may lead a word: not \r, \n, a letter or a number (marks may).
+_LEADER = 1 << CASED_OTHER | 1 << CASED_MARK | 1 << CASED_WHITESPACE
+#: [^\s\p{L}\p{N}]: "other" characters and marks.
+_PUNCT = 1 << CASED_OTHER | 1 << CASED_MARK
+
+
+def _contraction_end(text: str, i: int, n: int) -> int:
+    """``i`` moved past ``(?i:'s|'t|'re|'ve|'m|'ll|'d)`` if one starts there."""
+    if i + 1 < n and text[i] == "'":
+        after = text[i + 1]
+        if after in "sStTmMdD\u017f":
+            return i + 2
+        if i + 2 < n:
+            last = text[i + 2]
+            if (after in "lL" and last in "lL") or (after in "vVrR" and last in "eE"):
+                return i + 3
+    return i
+
+
+def word_end(text: str, k: int, n: int, either: bool) -> int:
+    """Where ``UP*LO+C?`` (or, with ``either``, failing that ``UP+LO*C?``) ends from ``k``.
+
+    -1 if no word starts at ``k``.  See the module docstring for the reasoning.
+    """
+    class_of = CASED_CLASS_OF
+    j = k
+    while j < n and (_UP >> class_of[ord(text[j])]) & 1:
+        j += 1
+    if j < n and class_of[ord(text[j])] == CASED_LOWER:
+        j += 1
+        while j < n and (_LO >> class_of[ord(text[j])]) & 1:
+            j += 1
+        return _contraction_end(text, j, n)
+    last = j - 1
+    while last >= k and not (_BOTH >> class_of[ord(text[last])]) & 1:
+        last -= 1
+    if last >= k:
+        return _contraction_end(text, last + 1, n)
+    if either and j > k:
+        return _contraction_end(text, j, n)
+    return -1
+
+
+def scan(text: str, counts: TokenSink) -> None:
+    """Count the pre-tokens of ``text`` into ``counts`` (see the module docstring)."""
+    class_of = CASED_CLASS_OF
+    n = len(text)
+    i = 0
+    while i < n:
+        start = i
+        char = text[i]
+        kind = class_of[ord(char)]
+        end = -1
+        if kind == CASED_UPPER or kind == CASED_LOWER or kind == CASED_EITHER:
+            end = word_end(text, i, n, True)
+        elif (_LEADER >> kind) & 1 and char != "\r" and char != "\n":
+            # A leader, then a word; a mark may instead start the word itself.
+            end = word_end(text, i + 1, n, kind != CASED_MARK)
+            if end < 0 and kind == CASED_MARK:
+                end = word_end(text, i, n, False)
+        if end >= 0:
+            i = end
+        elif kind == CASED_NUMBER:
+            i += 1
+            if i < n and class_of[ord(text[i])] == CASED_NUMBER:
+                i += 1
+                if i < n and class_of[ord(text[i])] == CASED_NUMBER:
+                    i += 1
+        elif kind == CASED_OTHER or (
+            char == " " and i + 1 < n and class_of[ord(text[i + 1])] == CASED_OTHER
+        ):
+            # [ ]other+ (marks included) then every \r, \n and /.
+            i += 1
+            while i < n and (_PUNCT >> class_of[ord(text[i])]) & 1:
+                i += 1
+            while i < n and (text[i] == "\n" or text[i] == "\r" or text[i] == "/"):
+                i += 1
+        else:
+            # A whitespace run text[start:end]: up to its last \r or \n; else, if a
+            # non-space follows, all but its last character (or the one character).
+            end = i + 1
+            last_newline = i if char == "\n" or char == "\r" else -1
+            while end < n and class_of[ord(text[end])] == CASED_WHITESPACE:
+                if text[end] == "\n" or text[end] == "\r":
+                    last_newline = end
+                end += 1
+            if last_newline >= 0:
+                i = last_newline + 1
+            elif end == n or end - start == 1:
+                i = end
+            else:
+                i = end - 1
+        token = text[start:i]
+        counts[token] = counts.get(token, 0) + 1
+
+
+def re_source(bmp_only: bool) -> str:
+    """The pattern for ``re``: every class spelled out (Python's ``re`` has no ``\\p{..}``).
+
+    It has no possessive quantifiers to remove; ``(?i:...)`` scoped flags exist since 3.6.
+    """
+    letter = re_class_body(LETTER_RANGES, bmp_only)
+    number = re_class_body(NUMBER_RANGES, bmp_only)
+    space = re_class_body(WHITESPACE_RANGES, bmp_only)
+    mark = re_class_body(MARK_RANGES, bmp_only)
+    upper = re_class_body(UPPER_RANGES, bmp_only)
+    lower = re_class_body(LOWER_RANGES, bmp_only)
+    either = re_class_body(CASELESS_RANGES, bmp_only)
+    up = f"[{upper}{either}{mark}]"
+    lo = f"[{lower}{either}{mark}]"
+    contraction = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    leader = f"[^\\r\\n{letter}{number}]?"
+    return "|".join(
+        [
+            f"{leader}{up}*{lo}+{contraction}",
+            f"{leader}{up}+{lo}*{contraction}",
+            f"[{number}]{{1,3}}",
+            f" ?[^{space}{letter}{number}]+[\\r\\n/]*",
+            f"[{space}]*[\\r\\n]+",
+            f"[{space}]+(?![^{space}])",
+            f"[{space}]+",
+        ]
+    )
+
+
+_re_cache: Dict[bool, "re.Pattern[str]"] = {}
+
+
+def _re_compiled(bmp_only: bool) -> "re.Pattern[str]":
+    pattern = _re_cache.get(bmp_only)
+    if pattern is None:
+        pattern = _re_cache[bmp_only] = re.compile(re_source(bmp_only))
+    return pattern
+
+
+def _line_start_ok(char: str) -> bool:
+    """A cut just after a newline is safe when a non-space other than / starts the next line."""
+    return CASED_CLASS_OF[ord(char)] != CASED_WHITESPACE and char != "/"
+
+
+def re_split(text: str) -> List[str]:
+    """The pre-tokens of ``text`` by the standard library's ``re``."""
+    return re_split_segments(text, _re_compiled(True), _re_compiled(False), _line_start_ok)
+
+
+_LETTER_OR_NUMBER = 1 << CASED_UPPER | 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_NUMBER
+
+
+def _class_change(before: str, after: str) -> bool:
+    kind = CASED_CLASS_OF[ord(before)]
+    other = CASED_CLASS_OF[ord(after)]
+    if not (_LETTER_OR_NUMBER >> kind) & 1:
+        return False
+    if kind == CASED_NUMBER:
+        return other != CASED_NUMBER and other != CASED_WHITESPACE
+    # After a letter: a number, or an "other" character that is not an apostrophe.
+    return other == CASED_NUMBER or (other == CASED_OTHER and after != "'")
+
+
+def safe_cut(buf: bytes, end: int) -> int:
+    """The last cut at or before byte ``end`` that leaves the tokens unchanged, or -1."""
+    i = buf.rfind(b"\n", 0, end)
+    tries = 0
+    while i >= 0 and tries < CUT_TRIES:
+        if buf[i + 1] != 0x2F and certainly_not_space(buf, i + 1):
+            return i + 1
+        i = buf.rfind(b"\n", 0, i)
+        tries += 1
+    i = buf.rfind(b" ", 1, end + 1)
+    tries = 0
+    while i > 0 and tries < CUT_TRIES:
+        if 0x21 <= buf[i - 1] <= 0x7E:
+            return i
+        i = buf.rfind(b" ", 1, i)
+        tries += 1
+    return last_class_change(buf, end, _class_change)
+
+
+__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "word_end"]
