@@ -270,3 +270,13 @@ def test_cli_train_with_a_corrupt_counts_file(tmp_path: Path, capsys: pytest.Cap
         status, err = run_main(["train", "--counts", str(path), "--progress", "none",
                                 "-o", str(tmp_path / "m")], capsys)
         assert_cli_outcome(status, err, path)
+
+
+def test_a_merge_of_a_token_no_merge_makes_is_refused_at_load(tmp_path: Path) -> None:
+    """merges.txt lost its first line: ``ab`` is made by no merge, so it reads as a special
+    token, and the merge ``(ab, c)`` would join a special token into a word."""
+    save_valid(tmp_path, "gpt2", keep_pair_record=False)
+    lines = (tmp_path / "merges.txt").read_text(encoding="utf-8").split("\n")
+    (tmp_path / "merges.txt").write_text("\n".join(lines[:1] + lines[2:]), encoding="utf-8")
+    with pytest.raises(PureBPEError, match=r"merge 0 \(b'ab', b'c'\) uses b'ab', which only a special token is"):
+        purebpe.load(tmp_path)

@@ -91,18 +91,32 @@ def unmerged_tokens(vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes
     return [tid for tid, token in sorted(vocab.items()) if len(token) > 1 and token not in made]
 
 
-def check_model(vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]]) -> None:
-    """Refuse a vocabulary lacking a byte, or merges using or making unknown tokens."""
+def check_model(
+    vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]], special_ids: Iterable[int] = ()
+) -> None:
+    """Refuse a vocabulary lacking a byte, or merges using or making unknown tokens.
+
+    A merge's halves must be ordinary tokens: a byte, made by a merge, or held by an id
+    that is not a special token's (a special token is never part of a word).
+    """
     known = set(vocab.values())
     missing = [b for b in range(256) if bytes([b]) not in known]
     if missing:
         raise PureBPEError(
             f"no token for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing)"
         )
+    specials = set(special_ids)
+    ordinary = {token for tid, token in vocab.items() if tid not in specials}
+    ordinary.update(left + right for left, right in merges)
     for rank, (left, right) in enumerate(merges):
         for part in (left, right, left + right):
             if part not in known:
                 raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) needs {part!r}, not in the vocab")
+        for part in (left, right):
+            if len(part) > 1 and part not in ordinary:
+                raise PureBPEError(
+                    f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which only a special token is"
+                )
 
 
 def special_text(token: bytes, tid: int) -> str:
@@ -121,6 +135,6 @@ def assemble(
 ) -> BPEModel:
     """The checked model; ``special_ids`` name the vocab entries that are special tokens."""
     check_dense_ids(vocab, len(vocab))
-    check_model(vocab, merges)
+    check_model(vocab, merges, special_ids)
     specials = tuple(special_text(vocab[tid], tid) for tid in sorted(special_ids))
     return BPEModel(dict(sorted(vocab.items())), merges, specials, pretokenizer)

@@ -106,5 +106,5 @@ def _read(document: Dict[str, Any]) -> BPEModel:
             raise PureBPEError(f"id {tid} is used by a token and by special {text!r}")
         vocab[tid] = literal_token(text, Path("special_tokens"))
     check_dense_ids(vocab, len(vocab))
-    check_model(vocab, merges)
+    check_model(vocab, merges, specials.values())
     return BPEModel(dict(sorted(vocab.items())), merges, tuple(specials), pretokenizer)
