@@ -164,8 +164,7 @@ def test_interrupted_writes_leave_no_temporary_files(
     monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(PureBPEError, match="No space left") as caught:
         model.save(tmp_path, format)
-    assert str(caught.value).startswith(str(tmp_path / MAIN_FILE[format])) or format == "gpt2"
-    assert ".tmp" not in str(caught.value)
+    assert str(caught.value).startswith(str(tmp_path)) and ".tmp" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []
 
 
