@@ -280,3 +280,23 @@ def test_a_merge_of_a_token_no_merge_makes_is_refused_at_load(tmp_path: Path) ->
     (tmp_path / "merges.txt").write_text("\n".join(lines[:1] + lines[2:]), encoding="utf-8")
     with pytest.raises(PureBPEError, match=r"merge 0 \(b'ab', b'c'\) uses b'ab', which only a special token is"):
         purebpe.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "format, name, edit, message",
+    [
+        ("purebpe", "purebpe.json", lambda d: d.update(vocab=[]), '"vocab" and "special_tokens" must be JSON objects'),
+        ("purebpe", "purebpe.json", lambda d: d.update(special_tokens={"<s>": "259"}), "has id '259', not an int"),
+        ("purebpe", "purebpe.json", lambda d: d.update(special_tokens={"\ud800": 259}), "is not valid Unicode"),
+        ("gpt2", "vocab.json", lambda d: d.update({"\ud800": 261}), "is not valid Unicode"),
+    ],
+)
+def test_the_cases_the_issue_lists(tmp_path: Path, format: str, name: str, edit: Callable[[Any], None],
+                                   message: str) -> None:
+    save_valid(tmp_path, format, keep_pair_record=False)
+    document = json.loads((tmp_path / name).read_text(encoding="utf-8"))
+    edit(document)
+    (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(PureBPEError, match=message) as caught:
+        purebpe.load(tmp_path)
+    assert str(tmp_path / name) in str(caught.value)
