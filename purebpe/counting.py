@@ -17,7 +17,8 @@ import json
 from array import array
 import os
 import re
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+import zlib
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from functools import lru_cache
 from pathlib import Path
 from typing import (
@@ -38,6 +39,7 @@ from typing import (
 import attr
 
 from ._atomic import write_bytes
+from ._workers import stop_workers, worker_pool
 from .bytemap import decode_token, encode_token
 from .errors import InputError, PureBPEError
 from .pretokenize import (
@@ -104,30 +106,43 @@ class WordCounts:
         """Read counts written by :meth:`save`; a malformed file names the bad line."""
         try:
             with gzip.open(path, "rt", encoding="utf-8") as f:
-                first = f.readline()
-            header = json.loads(first[2:]) if first.startswith("# ") else None
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise PureBPEError(f"{path}: not a purebpe counts file ({exc})") from None
-        if (
-            not isinstance(header, dict)
-            or header.get("format") != COUNTS_FORMAT
-            or not {"special_tokens", "pretokenizer"} <= header.keys()
-        ):
-            raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
-        words: Dict[bytes, int] = {}
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            next(f)
-            for line_no, line in enumerate(f, start=2):
-                n, tab, word = line.rstrip("\n").partition("\t")
-                try:
-                    if not (tab and n.isascii() and n.isdigit()):
-                        raise PureBPEError("expected 'count<TAB>word'")
-                    words[decode_token(word)] = int(n)
-                except PureBPEError as exc:
-                    raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
-        specials = check_special_tokens(header["special_tokens"])
-        pretokenizer = pretokenizer_from_json(header["pretokenizer"], str(path))
-        return cls(words, specials, pretokenizer)
+                header = _read_counts_header(path, f.readline())
+                words: Dict[bytes, int] = {}
+                for line_no, line in enumerate(f, start=2):
+                    n, tab, word = line.rstrip("\n").partition("\t")
+                    try:
+                        if not (tab and n.isascii() and n.isdigit()):
+                            raise PureBPEError("expected 'count<TAB>word'")
+                        words[decode_token(word)] = int(n)
+                    except PureBPEError as exc:
+                        raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
+        except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise PureBPEError(f"{path}: not a purebpe counts file, or a truncated one ({reason})") from None
+        return cls(words, header["special_tokens"], header["pretokenizer"])
+
+
+def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
+    """The checked header of a counts file: its special tokens and pre-tokenizer."""
+    try:
+        header = json.loads(first[2:]) if first.startswith("# ") else None
+    except json.JSONDecodeError:
+        header = None
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != COUNTS_FORMAT
+        or not {"special_tokens", "pretokenizer"} <= header.keys()
+    ):
+        raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
+    specials = header["special_tokens"]
+    if not isinstance(specials, list):
+        raise PureBPEError(f"{path}, line 1: special_tokens {specials!r} is not a list of strings")
+    try:
+        header["special_tokens"] = check_special_tokens(specials)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{path}, line 1: {exc}") from None
+    header["pretokenizer"] = pretokenizer_from_json(header["pretokenizer"], f"{path}, line 1")
+    return header
 
 
 class ChunkCutter:
@@ -458,7 +473,7 @@ def _run_jobs(
         return totals
     own_pool = executor is None
     workers = processes or os.cpu_count() or 1
-    pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    pool: Executor = executor if executor is not None else worker_pool(workers)
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
     pending: Dict["Future[PackedCounts]", int] = {}
@@ -469,9 +484,12 @@ def _run_jobs(
                 _collect_some(pending, totals, bar)
         while pending:
             _collect_some(pending, totals, bar)
-    finally:
-        if own_pool:
-            pool.shutdown(cancel_futures=True)
+    except BaseException:
+        if own_pool:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
+            stop_workers(pool)
+        raise
+    if own_pool:
+        pool.shutdown(cancel_futures=True)
     return totals
 
 

@@ -33,7 +33,7 @@ from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer
 from .progress import Progress
-from .training import train, train_from_counts
+from .training import check_arguments, merge_counts, train
 
 __all__ = [
     "STAGE2_PATTERN",
@@ -141,11 +141,19 @@ def superwords_from_counts(
             f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
             f"not with {counts.pretokenizer!r}"
         )
-    return train_from_counts(
+    # Stage 2 is the one place where ``initial`` was learned with another pre-tokenizer on
+    # purpose (train_from_counts refuses that): its words hold stage 1's words whole.
+    specials = check_arguments(
+        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency
+    )
+    return merge_counts(
         counts,
         vocab_size,
+        specials,
         variant=STAGE2_VARIANT if variant == "auto" else variant,
         min_frequency=min_frequency,
+        max_token_length=None,
+        tie_break="canonical",
         initial=initial,
         progress=progress,
     )

@@ -24,8 +24,6 @@ import bisect
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
-import bisect
-
 import attr
 
 from .core import pack_pair

@@ -308,6 +308,23 @@ def test_registry() -> None:
         resolve_variant("fast")
 
 
+def test_auto_trains_long_words_with_positional(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bucket rewrites a whole word at every merge in it: quadratic on one long word."""
+    from purebpe.trainers import LONG_WORD_BYTES, choose_variant
+
+    default = AUTO.get(platform.python_implementation(), AUTO["CPython"])
+    short_words = [b"word%d" % i for i in range(1000)]
+    assert choose_variant(short_words) == default
+    assert choose_variant(short_words + [b"a" * 10**6]) == "positional"
+    assert choose_variant([b"a" * (LONG_WORD_BYTES + 1)]) == "positional"
+    chosen: List[str] = []
+    real_get_trainer = purebpe.training.get_trainer
+    monkeypatch.setattr(purebpe.training, "get_trainer", lambda name: chosen.append(name) or real_get_trainer(name))
+    counts = purebpe.count_from_iterator(["ab" * 5000], pretokenizer="none")
+    assert purebpe.train_from_counts(counts, 300) == purebpe.train_from_counts(counts, 300, variant="bucket")
+    assert chosen == ["positional", "bucket"]
+
+
 # --------------------------------------------------------------------------------------
 # Real text
 # --------------------------------------------------------------------------------------

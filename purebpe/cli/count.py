@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._atomic import check_output_file
 from ._common import add_input_arguments, count_input
 
 
@@ -22,6 +23,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.output)
     counts, source = count_input(args)
     path = counts.save(args.output)
     print(f"counted {source}: {counts.total():,} words, {len(counts):,} distinct; saved {path}")

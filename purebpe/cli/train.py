@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any, List, Optional
 
+from .._atomic import check_output_dir
 from ..core import WordTable
 from ..counting import WordCounts
 from ..errors import PureBPEError
@@ -15,9 +16,13 @@ from ..formats import load as load_model
 from ..model import BPEModel
 from ..progress import Progress
 from ..superbpe import STAGE2_PATTERN, superwords_from_counts
-from ..trainers import VARIANTS
+from ..trainers import VARIANTS, choose_variant
 from ..training import check_arguments, train_from_counts
-from ._common import add_input_arguments, count_input, progress_option
+from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
+
+
+#: Options that say how to count, which a counts file has already fixed.
+_COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -57,10 +62,16 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_dir(args.output)
     progress = progress_option(args)
     initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
     if args.counts and args.files:
         raise PureBPEError("give either FILES or --counts, not both")
+    if args.counts and any(getattr(args, option) is not None for option in _COUNTING_OPTIONS):
+        raise PureBPEError(
+            "--pretokenizer, --pattern and --processes apply to counting; with --counts the "
+            "words are already counted (give them to 'purebpe count')"
+        )
     if args.superbpe:
         return _run_superbpe(args, progress, initial)
     if args.transition is not None:
@@ -84,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
             progress,
             args.min_frequency,
             args.max_token_length,
-            args.tie_break,
+            tie_break=args.tie_break,
+            pretokenizer=pretokenizer_option(args),
         )
         counts, source = count_input(args)
     counted = time.perf_counter()
@@ -99,10 +111,13 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
     )
     trained = time.perf_counter()
+    if model.vocab_size < args.vocab_size:
+        print(f"purebpe: {early_stop_reason(counts, model, args)}", file=sys.stderr)
     paths = model.save(args.output, args.format)
     saved = time.perf_counter()
     seconds = [counted - start, trained - counted, saved - trained]
-    _print_summary(source, counts, model, args.variant, seconds, paths)
+    variant = args.variant if args.variant != "auto" else f"auto ({choose_variant(counts.words)})"
+    _print_summary(source, counts, model, variant, seconds, paths)
     return 0
 
 
@@ -158,6 +173,17 @@ def _print_summary(
     print(f"time        count {seconds[0]:.2f} s, merge {seconds[1]:.2f} s, save {seconds[2]:.2f} s")
     print(f"peak memory {peak_memory_mib():.0f} MiB")
     print(f"saved       {', '.join(str(p) for p in paths)}")
+
+
+def early_stop_reason(counts: WordCounts, model: BPEModel, args: argparse.Namespace) -> str:
+    """Why training stopped below ``--vocab-size``, in one line."""
+    reached = f"stopped at vocab size {model.vocab_size:,} of {args.vocab_size:,}"
+    if not any(len(word) > 1 for word in counts.words):
+        return f"{reached}: the input has no pair of bytes to merge (empty, or only special tokens)"
+    limits = f"at least {args.min_frequency} times"
+    if args.max_token_length is not None:
+        limits += f" within --max-token-length {args.max_token_length}"
+    return f"{reached}: no pair left that occurs {limits}"
 
 
 def bytes_per_token(counts: WordCounts, model: BPEModel) -> float:
