@@ -14,7 +14,13 @@ import purebpe
 from purebpe.cli import main
 from purebpe.errors import PureBPEError
 from purebpe.pretokenize import Pattern, pretokenize
-from purebpe.superbpe import STAGE2_PATTERN, STAGE2_PRETOKENIZER, extend_superbpe, train_superbpe
+from purebpe.superbpe import (
+    STAGE2_PATTERN,
+    STAGE2_PRETOKENIZER,
+    extend_superbpe,
+    superwords_from_counts,
+    train_superbpe,
+)
 
 regex = pytest.importorskip("regex")  # stage 2's pattern runs on regex (a test dependency)
 SPECIAL = "<|endoftext|>"
@@ -71,7 +77,7 @@ def test_superbpe_keeps_stage_one_and_learns_superwords(small_corpus: Path, pret
     # Stage 2 is canonical BPE on stage-2 words from stage 1's merges: the same as the
     # naive trainer continuing on words counted independently of purebpe's counting.
     counts = purebpe.WordCounts(stage2_words(corpus.read_text(encoding="utf-8")), (SPECIAL,), STAGE2_PRETOKENIZER)
-    naive = purebpe.train_from_counts(counts, 500, variant="naive", initial=stage1)
+    naive = superwords_from_counts(counts, 500, stage1, variant="naive")
     assert naive == model
 
 
@@ -108,8 +114,6 @@ def test_bad_transitions_are_one_line_errors(corpus: Path) -> None:
     with pytest.raises(PureBPEError, match="transition 900 must be between 0 and"):
         train_superbpe(corpus, 700, 900, [SPECIAL])
     with pytest.raises(PureBPEError, match="needs words counted with its pattern"):
-        from purebpe.superbpe import superwords_from_counts
-
         superwords_from_counts(purebpe.count(corpus), 600, purebpe.train(corpus, 300))
 
 
