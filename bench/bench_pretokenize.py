@@ -55,12 +55,12 @@ def load_corpora(names: List[str]) -> List[Tuple[str, str]]:
     return corpora
 
 
-def chunks_of(text: str) -> List[str]:
-    """Pieces of about CHUNK_CHARS characters, each ending at a newline where possible."""
+def chunks_of(text: str, size: int = CHUNK_CHARS) -> List[str]:
+    """Pieces of about ``size`` characters, each ending at a newline where possible."""
     pieces = []
     start = 0
     while start < len(text):
-        end = text.find("\n", start + CHUNK_CHARS)
+        end = text.find("\n", start + size)
         end = len(text) if end < 0 else end + 1
         pieces.append(text[start:end])
         start = end

@@ -11,7 +11,13 @@ time of the rounds is reported. The contenders:
   (``purebpe.train_from_counts``) timed separately;
 * HF ``tokenizers`` ``BpeTrainer`` in the ByteLevel GPT-2 setup (``ByteLevel`` pre-tokenizer
   without prefix space, the 256-byte initial alphabet), on one thread and on all threads
-  (``RAYON_NUM_THREADS``); on CPython only, where it is installed.
+  (``RAYON_NUM_THREADS``; ``TOKENIZERS_PARALLELISM=false`` for the single thread); on
+  CPython only, where it is installed. With ``--pretokenizer cl100k``/``o200k`` its
+  pre-tokenizer is what purebpe exports for that pattern: ``Split(Regex, "isolated")``
+  then ``ByteLevel(use_regex=False)``;
+* ``rustbpe`` (nanochat's trainer), on one thread and on all threads, fed the file's lines:
+  its default pattern is GPT-4's (cl100k), so it runs with ``--pretokenizer cl100k``, and
+  with the 2019 GPT-2 pattern for ``gpt2``. It has no special tokens.
 
 The table gives, per corpus, each contender's count, merge and total wall time, peak RSS
 and the ratio of its total to HF's single-threaded total. Where ``incremental`` is among
@@ -57,23 +63,27 @@ Result = Dict[str, Any]
 # Child side: one training run, reported as one JSON line on stdout.
 # --------------------------------------------------------------------------------------
 def child(spec: Dict[str, Any]) -> None:
-    if spec["tool"] == "tokenizers":
-        # Must be set before tokenizers starts its thread pool.
+    pretokenizer = spec.get("pretokenizer", "gpt2")
+    if spec["tool"] in ("tokenizers", "rustbpe"):
+        # Must be set before the Rust side starts its thread pool.
         os.environ["RAYON_NUM_THREADS"] = str(spec["threads"])
-        result = _train_tokenizers(spec["corpus"], spec["vocab"])
+        if spec["threads"] == 1:
+            os.environ["TOKENIZERS_PARALLELISM"] = "false"
+        train = _train_tokenizers if spec["tool"] == "tokenizers" else _train_rustbpe
+        result = train(spec["corpus"], spec["vocab"], pretokenizer)
     else:
-        result = _train_purebpe(spec["corpus"], spec["vocab"], spec["variant"])
+        result = _train_purebpe(spec["corpus"], spec["vocab"], spec["variant"], pretokenizer)
     result["peak_rss_mb"] = _peak_rss_mb()
     result["cpu_s"] = time.process_time()  # the whole child: start-up and reading included
     print(json.dumps(result))
 
 
-def _train_purebpe(corpus: str, vocab: int, variant: str) -> Result:
+def _train_purebpe(corpus: str, vocab: int, variant: str, pretokenizer: str) -> Result:
     sys.path.insert(0, str(ROOT))
     import purebpe
 
     start = time.perf_counter()
-    counts = purebpe.count(corpus, [SPECIAL])
+    counts = purebpe.count(corpus, [SPECIAL], pretokenizer=pretokenizer)
     counted = time.perf_counter()
     model = purebpe.train_from_counts(counts, vocab, variant=variant)
     done = time.perf_counter()
@@ -87,12 +97,23 @@ def _train_purebpe(corpus: str, vocab: int, variant: str) -> Result:
     }
 
 
-def _train_tokenizers(corpus: str, vocab: int) -> Result:
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+def _train_tokenizers(corpus: str, vocab: int, pretokenizer: str) -> Result:
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     start = time.perf_counter()
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if pretokenizer == "gpt2":
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    else:
+        sys.path.insert(0, str(ROOT))
+        from purebpe.formats.hf import hf_regex
+
+        tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(hf_regex(pretokenizer)), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
     trainer = trainers.BpeTrainer(
         vocab_size=vocab,
         special_tokens=[SPECIAL],
@@ -103,6 +124,21 @@ def _train_tokenizers(corpus: str, vocab: int) -> Result:
     done = time.perf_counter()
     merges = len(json.loads(tokenizer.to_str())["model"]["merges"])
     return {"count_s": None, "merge_s": None, "total_s": done - start, "merges": merges}
+
+
+def _train_rustbpe(corpus: str, vocab: int, pretokenizer: str) -> Result:
+    import rustbpe
+
+    sys.path.insert(0, str(ROOT))
+    from purebpe.pretokenize import GPT2_PATTERN
+
+    pattern = {"gpt2": GPT2_PATTERN, "cl100k": None}[pretokenizer]  # None: its default, GPT-4's
+    start = time.perf_counter()
+    tokenizer = rustbpe.Tokenizer()
+    with open(corpus, encoding="utf-8") as lines:
+        tokenizer.train_from_iterator(lines, vocab, pattern=pattern)
+    done = time.perf_counter()
+    return {"count_s": None, "merge_s": None, "total_s": done - start, "merges": vocab - 256}
 
 
 def _peak_rss_mb() -> float:
@@ -148,8 +184,8 @@ def find_pypy(given: Optional[str]) -> Optional[str]:
     return os.environ.get("PUREBPE_PYPY") or shutil.which("pypy3")
 
 
-def has_tokenizers(python: str) -> bool:
-    probe = subprocess.run([python, "-c", "import tokenizers"], capture_output=True)
+def importable(python: str, module: str) -> bool:
+    probe = subprocess.run([python, "-c", f"import {module}"], capture_output=True)
     return probe.returncode == 0
 
 
@@ -179,21 +215,25 @@ def contenders(args: argparse.Namespace) -> List[Contender]:
                     f"purebpe {variant}",
                     python,
                     implementation,
-                    {"tool": "purebpe", "variant": variant},
+                    {"tool": "purebpe", "variant": variant, "pretokenizer": args.pretokenizer},
                 )
             )
-    if has_tokenizers(args.python):
+    peers = [("tokenizers", "tokenizers")]
+    if args.pretokenizer in ("gpt2", "cl100k"):
+        peers.append(("rustbpe", "rustbpe"))
+    for tool, module in peers:
+        if not importable(args.python, module):
+            print(f"({module} not importable by {args.python}: no {tool} rows)", file=sys.stderr)
+            continue
         for threads in sorted({1, os.cpu_count() or 1}):
             found.append(
                 Contender(
-                    f"tokenizers {threads} thread{'s' if threads > 1 else ''}",
+                    f"{tool} {threads} thread{'s' if threads > 1 else ''}",
                     args.python,
                     "CPython",
-                    {"tool": "tokenizers", "threads": threads},
+                    {"tool": tool, "threads": threads, "pretokenizer": args.pretokenizer},
                 )
             )
-    else:
-        print(f"(HF tokenizers not importable by {args.python}: no peer rows)", file=sys.stderr)
     return found
 
 
@@ -242,7 +282,14 @@ def tables(
     corpus: str, vocab: int, rows: List[Tuple[Contender, Result]]
 ) -> Tuple[str, Optional[str], bool]:
     """For one corpus: the main table, the speed-up table (or None), whether purebpe agreed."""
-    reference = next((r for c, r in rows if c.spec.get("threads") == 1 and "error" not in r), None)
+    reference = next(
+        (
+            r
+            for c, r in rows
+            if c.spec["tool"] == "tokenizers" and c.spec.get("threads") == 1 and "error" not in r
+        ),
+        None,
+    )
     lines = [
         "| contender | interpreter | count s | merges s | total s | CPU s | peak RSS MB "
         "| total / HF 1 thread |",
@@ -292,6 +339,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--corpus", action="append", default=[], help="a text file, or 'pydoc' (repeatable)"
     )
     parser.add_argument("--vocab", type=int, default=10_000)
+    parser.add_argument(
+        "--pretokenizer", default="gpt2", choices=("gpt2", "cl100k", "o200k"),
+        help="the pattern every contender splits with (default gpt2)",
+    )
     parser.add_argument(
         "--variants", default=DEFAULT_VARIANTS, help=f"comma-separated (default {DEFAULT_VARIANTS})"
     )
@@ -344,7 +395,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             rows = [(contender, summarize(runs[i])) for i, contender in enumerate(plan)]
             main_table, speedup_table, agree = tables(label, args.vocab, rows)
             all_agree &= agree
-            title = f"{label}, vocab {args.vocab}: purebpe and HF tokenizers"
+            title = f"{label}, vocab {args.vocab}, {args.pretokenizer}: purebpe and its peers"
             text = f"**{title}** (median of {args.repeat} rounds, wall seconds)\n\n{main_table}\n\n"
             text += (
                 "All purebpe runs learned the same merges.\n"
@@ -360,6 +411,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
                 notes = header.strip() + (" One run per contender." if args.repeat == 1 else "")
                 name = "compare_peers_" + Path(label).stem.replace(".", "_").replace("-", "_")
+                if args.pretokenizer != "gpt2":
+                    name += "_" + args.pretokenizer
                 record(name, main_table, interpreter="all", title=title, notes=notes)
                 if speedup_table:
                     record(

@@ -18,6 +18,7 @@ from .errors import InputError, PureBPEError
 from .formats import load
 from .model import BPEModel
 from .pretokenize import PATTERNS, Pattern
+from .superbpe import extend_superbpe, train_superbpe
 from .tokenizer import Tokenizer
 from .trainers import VARIANTS
 from .training import train, train_bpe, train_from_counts, train_from_iterator
@@ -37,10 +38,12 @@ __all__ = [
     "WordTable",
     "count",
     "count_from_iterator",
+    "extend_superbpe",
     "load",
     "ray_executor",
     "train",
     "train_bpe",
     "train_from_counts",
     "train_from_iterator",
+    "train_superbpe",
 ]

@@ -6,6 +6,8 @@ The canonical semantics (every variant, every test):
   ``word count x adjacent occurrences``, overlaps included (``a a a`` holds ``(a, a)`` twice);
 * each step merges the pair with the highest count; ties go to the lexicographically
   greatest pair compared as ``(bytes(left), bytes(right))`` (:meth:`WordTable.pair_key`);
+  with ``tie_break="hf"``, to the pair of the smallest Hugging Face ids instead (see
+  :data:`TIE_BREAKS`: the one rule every variant reads through the table's keys);
 * merging rewrites a word left to right, non-overlapping (``a a a`` -> ``aa a``,
   :func:`merge_word`);
 * training stops at the vocabulary size, or when no pair has ``count >= min_frequency``;
@@ -26,10 +28,11 @@ from __future__ import annotations
 import heapq
 import platform
 from array import array
-from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
+from .bytemap import BYTE_TO_UNICODE
 from .errors import PureBPEError
 
 PAIR_SHIFT = 32
@@ -183,8 +186,28 @@ def reverse_bytes_key(token: bytes) -> bytes:
     return token.translate(_INVERT) + KEY_END
 
 
-def check_limits(min_frequency: int, max_token_length: Optional[int]) -> None:
+#: How ties between pairs of the same count are broken:
+#:
+#: * ``"canonical"``: the greatest ``(bytes(left), bytes(right))`` wins (CS336, purebpe);
+#: * ``"hf"``: the smallest ``(id(left), id(right))`` in Hugging Face ``tokenizers``' ids
+#:   wins (its ``BpeTrainer`` with the ``ByteLevel`` alphabet: the 256 bytes ordered by
+#:   their GPT-2 characters, :data:`HF_BYTE_RANKS`, then each merge's token in order).
+#:
+#: Every variant reads the rule through :attr:`WordTable.tie_keys` (greatest wins) or
+#: :meth:`WordTable.reverse_key` (smallest wins, for min-heaps); nothing else changes.
+TIE_BREAKS = ("canonical", "hf")
+
+#: ``HF_BYTE_RANKS[b]``: the id ``tokenizers`` gives byte ``b`` among the bytes (its alphabet
+#: is sorted by character, and byte ``b`` is the character ``BYTE_TO_UNICODE[b]``).
+HF_BYTE_RANKS: List[int] = [0] * 256
+for _rank, _byte in enumerate(sorted(range(256), key=lambda b: BYTE_TO_UNICODE[b])):
+    HF_BYTE_RANKS[_byte] = _rank
+
+
+def check_limits(min_frequency: int, max_token_length: Optional[int], tie_break: str = "canonical") -> None:
     """Refuse limits that make no sense (a merge needs a count of at least 1 and 2 bytes)."""
+    if tie_break not in TIE_BREAKS:
+        raise PureBPEError(f"unknown tie_break {tie_break!r}; choose one of: {', '.join(TIE_BREAKS)}")
     if min_frequency < 1:
         raise PureBPEError(f"min_frequency must be at least 1, not {min_frequency}")
     if max_token_length is not None and max_token_length < 1:
@@ -210,6 +233,11 @@ class WordTable:
     merged_pairs: "array[int]" = attr.Factory(lambda: array("Q"))
     min_frequency: int = 1
     max_token_length: Optional[int] = None
+    tie_break: str = "canonical"
+    #: ``tie_keys[t]``: token ``t``'s key in the tie-break; the pair of the greatest
+    #: ``(tie_keys[left], tie_keys[right])`` wins. Under ``"canonical"`` it *is*
+    #: ``token_bytes`` (the same list); under ``"hf"`` minus the token's Hugging Face rank.
+    tie_keys: List[Any] = attr.Factory(lambda self: _initial_tie_keys(self), takes_self=True)
 
     @property
     def merges(self) -> List[Tuple[bytes, bytes]]:
@@ -225,14 +253,16 @@ class WordTable:
         *,
         min_frequency: int = 1,
         max_token_length: Optional[int] = None,
+        tie_break: str = "canonical",
     ) -> "WordTable":
         """Build the table from ``{word_bytes: count}``, replaying ``initial_merges`` first."""
-        check_limits(min_frequency, max_token_length)
+        check_limits(min_frequency, max_token_length, tie_break)
         table = cls(
             words=list(word_counts),
             counts=list(word_counts.values()),
             min_frequency=min_frequency,
             max_token_length=max_token_length,
+            tie_break=tie_break,
         )
         if initial_merges:
             table.replay(initial_merges)
@@ -256,11 +286,24 @@ class WordTable:
         """Record the merge of ``(left, right)`` and return the id of the new token."""
         self.token_bytes.append(self.token_bytes[left] + self.token_bytes[right])
         self.merged_pairs.append(pack_pair(left, right))
-        return len(self.token_bytes) - 1
+        new_id = len(self.token_bytes) - 1
+        if self.tie_keys is not self.token_bytes:  # "hf": a merge's rank is its id
+            self.tie_keys.append(-new_id)
+        return new_id
 
-    def pair_key(self, pair: int) -> Tuple[bytes, bytes]:
-        """The tie-break key of a packed pair: ``(bytes(left), bytes(right))``; greatest wins."""
-        return self.token_bytes[pair >> PAIR_SHIFT], self.token_bytes[pair & PAIR_MASK]
+    def pair_key(self, pair: int) -> Tuple[Any, Any]:
+        """The tie-break key of a packed pair (``(bytes(left), bytes(right))`` under the
+        canonical rule); greatest wins."""
+        return self.tie_keys[pair >> PAIR_SHIFT], self.tie_keys[pair & PAIR_MASK]
+
+    def reverse_key(self, token: int) -> bytes:
+        """Token ``token``'s tie-break key for min-heaps: the smallest concatenation of a
+        pair's two keys wins the tie (:func:`reverse_bytes_key`; under ``"hf"``, the rank
+        in 4 fixed-width bytes, so that two keys concatenated compare as a tuple)."""
+        if self.tie_keys is self.token_bytes:
+            return reverse_bytes_key(self.token_bytes[token])
+        rank: int = -self.tie_keys[token]
+        return rank.to_bytes(4, "big")
 
     def mergeable(self, pair: int) -> bool:
         """Whether the merged token would respect ``max_token_length``."""
@@ -277,7 +320,7 @@ class WordTable:
         """
         best: Optional[int] = None
         best_count = self.min_frequency - 1
-        best_key: Tuple[bytes, bytes] = (b"", b"")
+        best_key: Tuple[Any, Any] = (b"", b"")
         for pair, count in pair_counts.items():
             if count < best_count:
                 continue
@@ -296,3 +339,11 @@ class WordTable:
                 pair = word[i] << PAIR_SHIFT | word[i + 1]
                 pair_counts[pair] = pair_counts.get(pair, 0) + count
         return pair_counts
+
+
+def _initial_tie_keys(table: WordTable) -> List[Any]:
+    """The tie keys of the table's first tokens (see :attr:`WordTable.tie_keys`)."""
+    if table.tie_break == "canonical":
+        return table.token_bytes
+    keys: List[Any] = [-HF_BYTE_RANKS[b] for b in range(256)]
+    return keys + [-t for t in range(256, len(table.token_bytes))]

@@ -18,14 +18,7 @@ from array import array
 import os
 import re
 import zlib
-from concurrent.futures import (
-    FIRST_COMPLETED,
-    BrokenExecutor,
-    Executor,
-    Future,
-    ProcessPoolExecutor,
-    wait,
-)
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from functools import lru_cache
 from pathlib import Path
 from typing import (
@@ -46,6 +39,7 @@ from typing import (
 import attr
 
 from ._atomic import write_bytes
+from ._workers import stop_workers, worker_pool
 from .bytemap import decode_token, encode_token
 from .errors import InputError, PureBPEError
 from .pretokenize import (
@@ -176,24 +170,17 @@ def _read_header(path: PathLike) -> Tuple[Tuple[str, ...], Pretokenizer]:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             first = f.readline()
-        header = json.loads(first[2:]) if first.startswith("# ") else None
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PureBPEError(f"{path}: not a purebpe counts file ({exc})") from None
-    if (
-        not isinstance(header, dict)
-        or header.get("format") != COUNTS_FORMAT
-        or not {"special_tokens", "pretokenizer"} <= header.keys()
-    ):
-        raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
-    specials = check_special_tokens(header["special_tokens"])
-    return specials, pretokenizer_from_json(header["pretokenizer"], str(path))
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        raise _unreadable(path, exc) from None
+    header = _read_counts_header(path, first)
+    return header["special_tokens"], header["pretokenizer"]
 
 
 def _read_words(path: PathLike) -> Iterator[Tuple[bytes, int]]:
     """``(word, count)`` for each line after the header, read one line at a time."""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            next(f)
+            f.readline()  # the header
             for line_no, line in enumerate(f, start=2):
                 n, tab, word = line.rstrip("\n").partition("\t")
                 try:
@@ -202,8 +189,36 @@ def _read_words(path: PathLike) -> Iterator[Tuple[bytes, int]]:
                     yield decode_token(word), int(n)
                 except PureBPEError as exc:
                     raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
-        raise PureBPEError(f"{path}: corrupt counts file ({exc})") from None
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: PathLike, exc: Exception) -> PureBPEError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    return PureBPEError(f"{path}: not a purebpe counts file, or a truncated one ({reason})")
+
+
+def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
+    """The checked header of a counts file: its special tokens and pre-tokenizer."""
+    try:
+        header = json.loads(first[2:]) if first.startswith("# ") else None
+    except json.JSONDecodeError:
+        header = None
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != COUNTS_FORMAT
+        or not {"special_tokens", "pretokenizer"} <= header.keys()
+    ):
+        raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
+    specials = header["special_tokens"]
+    if not isinstance(specials, list):
+        raise PureBPEError(f"{path}, line 1: special_tokens {specials!r} is not a list of strings")
+    try:
+        header["special_tokens"] = check_special_tokens(specials)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{path}, line 1: {exc}") from None
+    header["pretokenizer"] = pretokenizer_from_json(header["pretokenizer"], f"{path}, line 1")
+    return header
 
 
 class ChunkCutter:
@@ -542,7 +557,7 @@ def _run_jobs(
         return totals
     own_pool = executor is None
     workers = processes or os.cpu_count() or 1
-    pool: Executor = executor if executor is not None else ProcessPoolExecutor(workers)
+    pool: Executor = executor if executor is not None else worker_pool(workers)
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
     pending: Dict["Future[PackedCounts]", int] = {}
@@ -554,12 +569,17 @@ def _run_jobs(
         while pending:
             _collect_some(pending, totals, bar)
     except BrokenExecutor:  # from submit() or a result: a local worker died
+        if own_pool:
+            stop_workers(pool)
         raise PureBPEError(
             "a counting worker process died (killed, or out of memory); nothing was counted"
         ) from None
-    finally:
-        if own_pool:
-            pool.shutdown(cancel_futures=True)
+    except BaseException:
+        if own_pool:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
+            stop_workers(pool)
+        raise
+    if own_pool:
+        pool.shutdown(cancel_futures=True)
     return totals
 
 

@@ -40,3 +40,13 @@ class InputError(PureBPEError):
     def __reduce__(self):  # type: ignore[no-untyped-def]
         # Errors raised in worker processes are pickled back to the parent.
         return (type(self), (self.what, self.source, self.offset, self.line))
+
+
+class UnknownTokenError(PureBPEError, KeyError):
+    """A token id or token text that is not in the vocabulary.
+
+    Also a ``KeyError``, as tiktoken raises for ids and bytes it does not know.
+    """
+
+    # KeyError's str() would quote the message; keep it one plain line.
+    __str__ = ValueError.__str__

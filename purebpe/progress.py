@@ -67,6 +67,15 @@ class _JsonLines:
         print(json.dumps(record), file=sys.stderr, flush=True)
 
 
+def end_early(bar: Bar, done: int) -> None:
+    """Make a bar whose work stopped short of its total end at ``done`` (before ``close``)."""
+    if getattr(bar, "total", None) is not None:
+        setattr(bar, "total", done)
+        refresh = getattr(bar, "refresh", None)
+        if refresh is not None:
+            refresh()
+
+
 def check_progress(progress: Progress) -> Progress:
     if progress not in (True, False, "jsonl"):
         raise PureBPEError(f"progress must be True, False or 'jsonl', not {progress!r}")

@@ -24,6 +24,13 @@ def check_special_tokens(special_tokens: Iterable[str]) -> Tuple[str, ...]:
     for token in tokens:
         if not isinstance(token, str) or not token:
             raise PureBPEError(f"special token {token!r} must be a non-empty string")
+        try:
+            token.encode("utf-8")
+        except UnicodeEncodeError:
+            raise PureBPEError(
+                f"special token {token!r} is not valid Unicode (a lone surrogate; on the "
+                "command line, bytes that are not UTF-8)"
+            ) from None
         if token in seen:
             raise PureBPEError(f"special token {token!r} is given twice")
         seen.add(token)

@@ -6,15 +6,18 @@ indexed by id (``None`` in gaps) for decoding; the special tokens' ids; and a wo
 ``{pre-token: ids}``.
 
 How it works: the text is split on special tokens (longest match first, like training),
-each ordinary piece is pre-tokenized exactly as training did (the GPT-2 pattern, or one
-word per line for ``pretokenizer="none"``), and each pre-token is looked up in the cache
-or encoded by :func:`purebpe.core.apply_merges`: its UTF-8 bytes, then repeatedly the
-lowest-ranked adjacent pair merged, leftmost first. This is the same routine training
+each ordinary piece is pre-tokenized exactly as training did (the model's pattern, or
+one word per line for ``pretokenizer="none"``), and each pre-token is looked up in the
+cache or encoded by :func:`purebpe.core.apply_merges`: its UTF-8 bytes, then repeatedly
+the lowest-ranked adjacent pair merged, leftmost first. This is the same routine training
 uses to replay merges, so encoding a training word gives the tokens training ended with.
+A tokenizer built from tiktoken ranks (:meth:`Tokenizer.from_ranks`) runs the same
+routine on a table holding tiktoken's rule (:mod:`purebpe.tiktoken_compat`), and takes a
+pre-token that is a token whole, as tiktoken does.
 
 Cost: one pass of the pre-tokenizer over the text and one dict lookup per pre-token; a
-cache miss costs O(merges applied x word length), O(n log n) for long words. The cache is a plain dict, bounded by
-``CACHE_SIZE`` and simply cleared when full: real text repeats a small set of words, so
+cache miss costs O(merges applied x word length), O(n log n) for long words. The cache
+is a plain dict, bounded by ``CACHE_SIZE`` and simply cleared when full: real text repeats a small set of words, so
 it refills at once, and clearing keeps the hot loop free of LRU bookkeeping.
 
 Token ids come from the vocabulary, so any id layout works (GPT-2's own files, where
@@ -23,10 +26,15 @@ canonical BPE), the k-th merge making those bytes gets the k-th smallest of thei
 """
 from __future__ import annotations
 
+import bisect
+import codecs
+import importlib
 import operator
+from pathlib import Path
 from typing import (
     TYPE_CHECKING,
     AbstractSet,
+    Any,
     Collection,
     Dict,
     Iterable,
@@ -36,15 +44,25 @@ from typing import (
     Optional,
     Pattern,
     Sequence,
+    Set,
     Tuple,
     Union,
 )
 
 from .core import apply_merges, pack_pair
 from .counting import ChunkCutter, check_text
-from .errors import PureBPEError
+from .errors import InputError, PureBPEError, UnknownTokenError
+from .formats.bytelevel import special_text, unmerged_tokens
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .specials import check_special_tokens, special_pattern, split_keep_specials
+from .tiktoken_compat import (
+    all_space,
+    concatenation_ranks,
+    last_whitespace_size,
+    official_encoding,
+    read_ranks,
+    tokens_starting_with,
+)
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -78,6 +96,9 @@ STREAM_CHARS = 1 << 18
 PIECE_BYTES = 1 << 15
 
 
+#: ``byte_ids[b]`` of a byte the vocab has no token for.
+NO_TOKEN = -1
+
 #: The pre-tokenizer engine: the fastest one measured on this interpreter (the scanner on
 #: PyPy, ``re`` on CPython). All engines give the same pre-tokens.
 ENGINE = DEFAULT_ENGINE
@@ -89,9 +110,32 @@ class Tokenizer:
     ``vocab`` maps ids to token bytes, ``merges`` lists the learned merges in order as byte
     pairs, ``special_tokens`` are strings encoded as single ids (their ids come from the
     vocab when it holds their bytes, the highest such id; otherwise they get new ids after
-    the largest one). ``pretokenizer`` is how the merges were learned: ``"gpt2"`` or
-    ``"none"`` (one word per line).
+    the largest one); ``None`` makes them the vocab entries that are neither a single byte
+    nor made by a merge, as :meth:`from_files` does (``<|endoftext|>`` in GPT-2's vocab),
+    and ``[]`` means none. ``pretokenizer`` is how the merges were learned: ``"gpt2"``,
+    ``"cl100k"``, ``"o200k"``, a :class:`purebpe.Pattern`, or ``"none"`` (one word per
+    line). The vocab need not hold all 256 bytes (Stanford CS336's toy vocab does not):
+    text needing a byte it lacks raises :class:`PureBPEError` naming the byte.
+
+    The tokenizer also answers to every name of ``tiktoken.Encoding`` (``n_vocab``,
+    ``encode_single_token``, ``decode_with_offsets`` ...; see ``docs/tiktoken.md``).
+    :meth:`from_tiktoken` and :meth:`from_ranks` build one from tiktoken's ranks, with
+    tiktoken's merge rule and tiktoken's defaults for special tokens.
     """
+
+    name: str
+    special_tokens: Tuple[str, ...]
+    vocab: Dict[int, bytes]
+    special_ids: Dict[str, int]
+    #: The id of each byte's token (``NO_TOKEN`` where the vocab has none).
+    byte_ids: List[int]
+    #: ``{packed (left, right): (rank, new_id)}``: what :func:`purebpe.core.apply_merges` uses.
+    ranks: Dict[int, Tuple[int, int]]
+    #: tiktoken's shortcut: a pre-token whose bytes are a token is that token.
+    _whole_tokens: Optional[Dict[bytes, int]]
+    #: The defaults of ``allowed_special`` and ``disallowed_special``.
+    _default_special: Tuple[AllowedSpecial, DisallowedSpecial]
+    _merges: Optional[List[Tuple[bytes, bytes]]]
 
     def __init__(
         self,
@@ -100,41 +144,137 @@ class Tokenizer:
         special_tokens: Optional[Iterable[str]] = None,
         *,
         pretokenizer: Pretokenizer = "gpt2",
+        name: str = "purebpe",
     ) -> None:
-        self.pretokenizer = check_pretokenizer(pretokenizer)
-        self._split = splitter(self.pretokenizer, ENGINE)
-        self.special_tokens: Tuple[str, ...] = check_special_tokens(special_tokens or ())
-        self.vocab: Dict[int, bytes] = {}
+        checked: Dict[int, bytes] = {}
         for tid, token in vocab.items():
             if not isinstance(tid, int) or tid < 0 or not isinstance(token, bytes):
                 raise PureBPEError(f"vocab entry {tid!r}: {token!r} is not (id >= 0, bytes)")
-            self.vocab[tid] = token
-        self.merges: List[Tuple[bytes, bytes]] = list(merges)
-        self.special_ids: Dict[str, int] = self._assign_special_ids()
+            checked[tid] = token
+        merges = list(merges)
+        if special_tokens is None:
+            special_tokens = [special_text(checked[t], t) for t in unmerged_tokens(checked, merges)]
+        self._begin(pretokenizer, name, special_tokens)
+        self.vocab.update(checked)
+        self._merges = merges
+        self.special_ids = self._assign_special_ids()
 
         special_id_set = set(self.special_ids.values())
         ids_of: Dict[bytes, List[int]] = {}
         for tid in sorted(self.vocab):
             if tid not in special_id_set:
                 ids_of.setdefault(self.vocab[tid], []).append(tid)
-        missing = [b for b in range(256) if bytes([b]) not in ids_of]
-        if missing:
-            raise PureBPEError(
-                f"the vocab has no token for byte 0x{missing[0]:02x} "
-                f"({len(missing)} of the 256 bytes are missing); byte-level BPE needs all"
-            )
-        self.byte_ids: List[int] = [ids_of[bytes([b])][0] for b in range(256)]
+        self.byte_ids = [ids_of[bytes([b])][0] if bytes([b]) in ids_of else NO_TOKEN for b in range(256)]
+        self.ranks = self._build_ranks(ids_of)
+        self._finish()
+
+    @classmethod
+    def from_ranks(
+        cls,
+        mergeable_ranks: Mapping[bytes, int],
+        special_tokens: Mapping[str, int],
+        *,
+        pretokenizer: Pretokenizer = "gpt2",
+        name: str = "purebpe",
+    ) -> "Tokenizer":
+        """The tokenizer ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=...,
+        special_tokens=...)`` is, with the pattern given by purebpe's name for it.
+
+        Ranks are ids and merge priorities, merged by tiktoken's rule
+        (:mod:`purebpe.tiktoken_compat`), and :meth:`encode` takes tiktoken's defaults
+        (``allowed_special=set()``, ``disallowed_special="all"``). ``merges`` is
+        recovered from the ranks when first asked for.
+        """
+        self = cls.__new__(cls)
+        self._begin(pretokenizer, name, list(special_tokens))
+        rank_of: Dict[bytes, int] = {}
+        for token, rank in mergeable_ranks.items():
+            if not isinstance(token, bytes) or not isinstance(rank, int) or rank < 0:
+                raise PureBPEError(f"mergeable rank {token!r}: {rank!r} is not (bytes, rank >= 0)")
+            if rank in self.vocab:
+                raise PureBPEError(f"rank {rank} is given to both {self.vocab[rank]!r} and {token!r}")
+            self.vocab[rank] = token
+            rank_of[token] = rank
+        for text, tid in special_tokens.items():
+            if not isinstance(tid, int) or tid < 0 or tid in self.vocab:
+                raise PureBPEError(f"special token {text!r}: id {tid!r} is not a free id >= 0")
+            self.vocab[tid] = text.encode("utf-8")
+        self._merges = None
+        self.special_ids = dict(special_tokens)
+        self.byte_ids = [rank_of.get(bytes([b]), NO_TOKEN) for b in range(256)]
+        self.ranks = concatenation_ranks(
+            {rank: token for token, rank in rank_of.items()}, rank_of
+        )
+        self._whole_tokens = rank_of
+        self._finish()
+        self._default_special = (frozenset(), "all")
+        return self
+
+    @classmethod
+    def from_tiktoken(
+        cls, path: "PathLike", name: str, *, pretokenizer: Optional[Pretokenizer] = None
+    ) -> "Tokenizer":
+        """One of OpenAI's encodings from its official rank file (plain or ``.gz``).
+
+        ``name`` is tiktoken's: ``"cl100k_base"``, ``"o200k_base"``, ``"r50k_base"`` (=
+        ``"gpt2"``), ``"p50k_base"`` or ``"p50k_edit"``; it chooses the pattern and the
+        special tokens (tiktoken's own table, :data:`purebpe.tiktoken_compat.ENCODINGS`).
+        The result encodes like ``tiktoken.get_encoding(name)``, defaults included.
+        """
+        official = official_encoding(name)
+        return cls.from_ranks(
+            read_ranks(Path(path)),
+            official.special_tokens,
+            pretokenizer=official.pretokenizer if pretokenizer is None else pretokenizer,
+            name=name,
+        )
+
+    def _begin(self, pretokenizer: Pretokenizer, name: str, special_tokens: Iterable[str]) -> None:
+        """What every constructor sets first: the pre-tokenizer, the name, the specials."""
+        self.pretokenizer = check_pretokenizer(pretokenizer)
+        self._split = splitter(self.pretokenizer, ENGINE)
+        if not isinstance(name, str):
+            raise PureBPEError(f"name must be a str, not {name!r}")
+        self.name = name
+        self.special_tokens = check_special_tokens(special_tokens)
+        self.vocab = {}
+        self.special_ids = {}
+        self.byte_ids = []
+        self.ranks = {}
+        self._whole_tokens = None
+        self._default_special = ("all", ())
+
+    def _finish(self) -> None:
+        """What every constructor sets last, from ``vocab`` and ``byte_ids``."""
         # With the canonical layout (id b is byte b) a word's UTF-8 bytes are its ids already.
         self._canonical_bytes = self.byte_ids == list(range(256))
-        self.ranks: Dict[int, Tuple[int, int]] = self._build_ranks(ids_of)
-
         size = max(self.vocab) + 1 if self.vocab else 0
         self.id_to_bytes: List[Optional[bytes]] = [None] * size
         for tid, token in self.vocab.items():
             self.id_to_bytes[tid] = token
         self._patterns: Dict[AbstractSet[str], Optional[Pattern[str]]] = {}
         self._cache: Dict[str, List[int]] = {}
-        self._cutter = ChunkCutter((), pretokenizer)
+        self._cutter = ChunkCutter((), self.pretokenizer)
+        self._sorted_tokens: Optional[Tuple[List[bytes], List[int]]] = None
+
+    @property
+    def merges(self) -> List[Tuple[bytes, bytes]]:
+        """The merges in order, as byte pairs (recovered from the ranks for :meth:`from_ranks`)."""
+        if self._merges is None:
+            assert self._whole_tokens is not None
+            from .formats.tiktoken_format import recover_merges
+
+            self._merges = recover_merges(self._whole_tokens)
+        return self._merges
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # Pickle what builds the tokenizer, not its tables (rebuilt on loading).
+        if self._whole_tokens is not None:
+            return _from_ranks, (self._whole_tokens, self.special_ids, self.pretokenizer, self.name)
+        return _from_merges, (self.vocab, self.merges, self.special_tokens, self.pretokenizer, self.name)
+
+    def __repr__(self) -> str:
+        return f"<Tokenizer {self.name!r}: {len(self.vocab)} tokens, pretokenizer {self.pretokenizer!r}>"
 
     def _assign_special_ids(self) -> Dict[str, int]:
         """Each special token's id: the highest id holding its bytes, or a new id.
@@ -195,17 +335,22 @@ class Tokenizer:
         merges_path: "PathLike",
         special_tokens: Optional[Iterable[str]] = None,
     ) -> "Tokenizer":
-        """Read GPT-2's ``vocab.json`` and ``merges.txt`` (any id layout).
+        """Read GPT-2's ``vocab.json`` and ``merges.txt`` (any id layout, any bytes held).
 
         With ``special_tokens=None`` the special tokens are the vocab entries that are
-        neither a single byte nor made by a merge (``<|endoftext|>`` in GPT-2's files);
-        a list gives them explicitly (those missing from ``vocab.json`` get new ids).
+        neither a single byte nor made by a merge (``<|endoftext|>`` in GPT-2's files), as
+        for the constructor, and the entries written outside GPT-2's byte alphabet (added
+        tokens); a list gives them explicitly (those missing from ``vocab.json`` get new ids).
         """
-        from .formats.gpt2 import read_files
+        from .formats.gpt2 import read_vocab_and_merges
 
-        model = read_files(vocab_path, merges_path)
-        specials = model.special_tokens if special_tokens is None else special_tokens
-        return cls(model.vocab, model.merges, specials, pretokenizer=model.pretokenizer)
+        vocab, merges, specials, pretokenizer = read_vocab_and_merges(vocab_path, merges_path)
+        return cls(
+            vocab,
+            merges,
+            specials if special_tokens is None else special_tokens,
+            pretokenizer=pretokenizer,
+        )
 
     @property
     def vocab_size(self) -> int:
@@ -213,25 +358,58 @@ class Tokenizer:
         return len(self.vocab)
 
     # ----------------------------------------------------------------------------------
+    # tiktoken's ``Encoding`` attributes
+    # ----------------------------------------------------------------------------------
+    @property
+    def max_token_value(self) -> int:
+        """The largest id, special tokens included."""
+        return len(self.id_to_bytes) - 1
+
+    @property
+    def n_vocab(self) -> int:
+        """``max_token_value + 1`` (tiktoken's name; :attr:`vocab_size` counts ids in use)."""
+        return len(self.id_to_bytes)
+
+    @property
+    def eot_token(self) -> int:
+        """The id of ``<|endoftext|>`` (``KeyError`` when it is not a special token)."""
+        return self.special_ids["<|endoftext|>"]
+
+    @property
+    def special_tokens_set(self) -> Set[str]:
+        """The special tokens, as a new ``set``."""
+        return set(self.special_tokens)
+
+    def is_special_token(self, token: int) -> bool:
+        """Whether ``token`` is the id of a special token."""
+        return token in self.special_ids.values()
+
+    def token_byte_values(self) -> List[bytes]:
+        """The bytes of every ordinary (not special) token, sorted."""
+        return list(self._sorted_token_bytes()[0])
+
+    # ----------------------------------------------------------------------------------
     # Encoding
     # ----------------------------------------------------------------------------------
     def encode(
         self,
         text: str,
-        allowed_special: AllowedSpecial = "all",
-        disallowed_special: DisallowedSpecial = (),
+        allowed_special: Optional[AllowedSpecial] = None,
+        disallowed_special: Optional[DisallowedSpecial] = None,
     ) -> List[int]:
         """The token ids of ``text``.
 
-        Special tokens in ``allowed_special`` (``"all"`` by default; a set names some,
-        ``set()`` none) are encoded as their single ids; others are plain text, unless
-        they are in ``disallowed_special`` (none by default; ``"all"`` means every special
-        token not allowed, as in tiktoken), whose appearance in ``text`` raises
-        ``PureBPEError``. Lone surrogates are replaced by U+FFFD first, as tiktoken does (a
-        high surrogate followed by a low one becomes the character they encode).
+        Special tokens in ``allowed_special`` (``"all"``, a set naming some, or ``set()``
+        for none) are encoded as their single ids; others are plain text, unless they are
+        in ``disallowed_special`` (``"all"`` means every special token not allowed, as in
+        tiktoken), whose appearance in ``text`` raises ``PureBPEError`` (a ``ValueError``).
+        The defaults differ by origin: a purebpe-trained tokenizer allows all its special
+        tokens and forbids none; one built by :meth:`from_tiktoken` or :meth:`from_ranks`
+        takes tiktoken's ``allowed_special=set()``, ``disallowed_special="all"``. Lone
+        surrogates are replaced by U+FFFD first, as tiktoken does (a high surrogate
+        followed by a low one becomes the character they encode).
         """
-        pattern = self._pattern(allowed_special)
-        forbidden = self._forbidden(allowed_special, disallowed_special)
+        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
         text = _clean_text(text)
         _refuse_disallowed(text, forbidden, "text")
         ids: List[int] = []
@@ -240,17 +418,19 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> List[int]:
         """The token ids of ``text`` with special tokens treated as plain text."""
-        return self.encode(text, allowed_special=frozenset())
+        return self.encode(text, allowed_special=frozenset(), disallowed_special=())
 
     def encode_batch(
         self,
         texts: Iterable[str],
-        allowed_special: AllowedSpecial = "all",
-        disallowed_special: DisallowedSpecial = (),
+        allowed_special: Optional[AllowedSpecial] = None,
+        disallowed_special: Optional[DisallowedSpecial] = None,
+        *,
+        num_threads: int = 1,
     ) -> List[List[int]]:
-        """:meth:`encode` of each text, in order."""
-        pattern = self._pattern(allowed_special)
-        forbidden = self._forbidden(allowed_special, disallowed_special)
+        """:meth:`encode` of each text, in order (``num_threads`` is accepted and unused:
+        pure Python encodes on one thread)."""
+        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
         batch: List[List[int]] = []
         for index, text in enumerate(texts):
             text = _clean_text(text)
@@ -260,14 +440,118 @@ class Tokenizer:
             batch.append(ids)
         return batch
 
+    def encode_ordinary_batch(self, texts: Iterable[str], *, num_threads: int = 1) -> List[List[int]]:
+        """:meth:`encode_ordinary` of each text, in order."""
+        return self.encode_batch(texts, frozenset(), (), num_threads=num_threads)
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        allowed_special: Optional[AllowedSpecial] = None,
+        disallowed_special: Optional[DisallowedSpecial] = None,
+    ) -> Any:
+        """:meth:`encode` as a ``numpy`` array of ``uint32`` (needs numpy)."""
+        try:
+            numpy = importlib.import_module("numpy")
+        except ImportError:
+            raise PureBPEError("encode_to_numpy needs the numpy package (pip install numpy)") from None
+        return numpy.array(self.encode(text, allowed_special, disallowed_special), dtype=numpy.uint32)
+
+    def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
+        """The id of the token whose text or bytes are given, special tokens included.
+
+        Raises :class:`UnknownTokenError` (a ``KeyError``, as in tiktoken) when no
+        single token has them.
+        """
+        data = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
+        tokens, ids = self._sorted_token_bytes()
+        index = bisect.bisect_left(tokens, data)
+        if index < len(tokens) and tokens[index] == data:
+            return ids[index]
+        special = self.special_ids.get(data.decode("utf-8", "replace"))
+        if special is not None and self.vocab[special] == data:
+            return special
+        raise UnknownTokenError(f"no single token is {text_or_bytes!r}")
+
+    def encode_bytes(self, data: bytes) -> List[int]:
+        """The ids of raw bytes that need not be UTF-8, as tiktoken's ``_encode_bytes``.
+
+        Valid UTF-8 is :meth:`encode_ordinary`. Otherwise the valid prefix is encoded so,
+        and its last pre-token (widened over trailing whitespace tokens) joins the bytes
+        from the first invalid one to the end, which are encoded as one piece.
+        """
+        if not isinstance(data, (bytes, bytearray)):
+            raise PureBPEError(f"encode_bytes expects bytes, got {type(data).__name__}")
+        data = bytes(data)
+        try:
+            return self.encode_ordinary(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            valid = exc.start
+        stable, last = self._encode_last_apart(data[:valid].decode("utf-8"), None)
+        return stable + self._bpe(self.decode_bytes(last) + data[valid:])
+
+    _encode_bytes = encode_bytes  # tiktoken's (private) name
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        allowed_special: Optional[AllowedSpecial] = None,
+        disallowed_special: Optional[DisallowedSpecial] = None,
+    ) -> Tuple[List[int], List[List[int]]]:
+        """The stable ids of ``text`` and the id sequences that may complete it, as tiktoken.
+
+        The last pre-token (widened over trailing whitespace tokens) could merge with text
+        still to come, so it is left out of the stable ids; the completions are the
+        sequences of ids that can follow them and spell a continuation of those bytes:
+        every token starting with them, every re-encoding of a prefix of them followed
+        by a token starting with the rest, and the last character split off when it is
+        whitespace. Returned sorted (tiktoken returns them in hash order).
+        """
+        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
+        text = _clean_text(text)
+        _refuse_disallowed(text, forbidden, "text")
+        stable, last = self._encode_last_apart(text, pattern)
+        unstable = self.decode_bytes(last)
+        if not unstable:
+            return stable, []
+        tokens, ids = self._sorted_token_bytes()
+        completions: Set[Tuple[int, ...]] = set()
+        for index in tokens_starting_with(tokens, unstable):
+            completions.add((ids[index],))
+        for cut in range(1, len(unstable)):
+            prefix, suffix = unstable[:cut], unstable[cut:]
+            for index in tokens_starting_with(tokens, suffix):
+                possibility = prefix + tokens[index]
+                try:
+                    encoded = self.encode_ordinary(possibility.decode("utf-8"))
+                except UnicodeDecodeError:
+                    encoded = self._bpe(possibility)
+                sequence: List[int] = []
+                covered = 0
+                for tid in encoded:
+                    sequence.append(tid)
+                    covered += len(self.id_to_bytes[tid] or b"")
+                    if covered >= len(unstable):
+                        break
+                completions.add(tuple(sequence))
+        if len(unstable) > 1:
+            char_size = last_whitespace_size(unstable)
+            if 0 < char_size < len(unstable):
+                head, tail = unstable[:-char_size], unstable[-char_size:]
+                completions.add(tuple(self._bpe(head) + self._bpe(tail)))
+        return stable, [list(c) for c in sorted(completions)]
+
     def encode_iterable(
         self,
-        texts: Iterable[str],
-        allowed_special: AllowedSpecial = "all",
-        disallowed_special: DisallowedSpecial = (),
+        texts: Iterable[Union[str, bytes]],
+        allowed_special: Optional[AllowedSpecial] = None,
+        disallowed_special: Optional[DisallowedSpecial] = None,
     ) -> Iterator[int]:
         """The ids of the concatenation of ``texts`` (e.g. a file's lines), streamed.
 
+        ``texts`` yields ``str``, or ``bytes`` (a file opened in binary mode), decoded as
+        UTF-8 incrementally: a sequence split across items is joined, and invalid UTF-8
+        raises :class:`purebpe.InputError` with its byte offset in the stream.
         Text is gathered into buffers of about ``STREAM_CHARS`` characters and each is
         cut where cutting cannot change the result (:class:`purebpe.counting.ChunkCutter`:
         before a special token, or before a space or newline that precedes a
@@ -276,12 +560,11 @@ class Tokenizer:
         A disallowed special token raises when the stream reaches it, even if it arrives
         split across items.
         """
-        pattern = self._pattern(allowed_special)
-        allowed = self._allowed(allowed_special)
-        forbidden = self._forbidden(allowed_special, disallowed_special)
+        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
+        allowed = self._allowed(self._default_special[0] if allowed_special is None else allowed_special)
         longest = max((len(t.encode("utf-8")) for t in forbidden[1]), default=0) if forbidden else 0
         cutter = ChunkCutter(sorted(allowed), self.pretokenizer, reserve=longest)
-        return self._stream(texts, pattern, cutter, forbidden)
+        return self._stream(_decoded(texts), pattern, cutter, forbidden)
 
     def _stream(
         self,
@@ -356,7 +639,10 @@ class Tokenizer:
 
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
-        words = self._split(text)
+        self._encode_words(self._split(text), out)
+
+    def _encode_words(self, words: List[str], out: List[int]) -> None:
+        """Append the ids of pre-tokens, through the word cache."""
         cache = self._cache
         get = cache.get
         for word in words:
@@ -371,8 +657,69 @@ class Tokenizer:
     def _encode_word(self, word: str) -> List[int]:
         """The ids of one pre-token: its UTF-8 bytes with the learned merges applied."""
         data = word.encode("utf-8")
-        start: Sequence[int] = data if self._canonical_bytes else [self.byte_ids[b] for b in data]
+        if self._whole_tokens is not None:
+            whole = self._whole_tokens.get(data)
+            if whole is not None:
+                return [whole]
+        return self._bpe(data)
+
+    def _bpe(self, data: bytes) -> List[int]:
+        """The ids of ``data`` as one piece: its bytes with the merges applied."""
+        if self._canonical_bytes:
+            return list(apply_merges(data, self.ranks))
+        byte_ids = self.byte_ids
+        start = [byte_ids[b] for b in data]
+        if NO_TOKEN in start:
+            missing = data[start.index(NO_TOKEN)]
+            raise PureBPEError(
+                f"the vocab has no token for byte 0x{missing:02x}, which {data!r} needs"
+            )
         return list(apply_merges(start, self.ranks))
+
+    def _encode_last_apart(
+        self, text: str, pattern: Optional[Pattern[str]]
+    ) -> Tuple[List[int], List[int]]:
+        """The ids of ``text`` as ``(stable, last)``: ``last`` are those of its last
+        pre-token, widened back over the all-whitespace tokens before it, as tiktoken's
+        ``_increase_last_piece_token_len`` (empty when ``text`` ends with a special token)."""
+        parts = split_keep_specials(text, pattern)
+        stable: List[int] = []
+        if not parts or parts[-1][1]:
+            self._encode_into(text, pattern, stable)
+            return stable, []
+        for piece, is_special in parts[:-1]:
+            if is_special:
+                stable.append(self.special_ids[piece])
+            else:
+                self._encode_ordinary(piece, stable)
+        words = self._split(parts[-1][0])
+        self._encode_words(words[:-1], stable)
+        last = self._encode_word(words[-1])
+        cut = len(stable)
+        if all_space(self.id_to_bytes[last[0]]):
+            while cut > 0 and all_space(self.id_to_bytes[stable[cut - 1]]):
+                cut -= 1
+        return stable[:cut], stable[cut:] + last
+
+    def _sorted_token_bytes(self) -> Tuple[List[bytes], List[int]]:
+        """The ordinary tokens' bytes, sorted, and their ids (built on first use)."""
+        if self._sorted_tokens is None:
+            special = set(self.special_ids.values())
+            pairs = sorted((token, tid) for tid, token in self.vocab.items() if tid not in special)
+            self._sorted_tokens = ([token for token, _ in pairs], [tid for _, tid in pairs])
+        return self._sorted_tokens
+
+    def _special_rules(
+        self,
+        allowed_special: Optional[AllowedSpecial],
+        disallowed_special: Optional[DisallowedSpecial],
+    ) -> Tuple[Optional[Pattern[str]], Optional[Forbidden]]:
+        """The special-token split pattern and what is forbidden (``None``: the default)."""
+        if allowed_special is None:
+            allowed_special = self._default_special[0]
+        if disallowed_special is None:
+            disallowed_special = self._default_special[1]
+        return self._pattern(allowed_special), self._forbidden(allowed_special, disallowed_special)
 
     def _allowed(self, allowed_special: AllowedSpecial) -> AbstractSet[str]:
         if allowed_special == "all":
@@ -440,7 +787,8 @@ class Tokenizer:
     # Decoding
     # ----------------------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes the ids stand for; an id not in the vocab raises ``PureBPEError``."""
+        """The bytes the ids stand for; an id not in the vocab raises
+        :class:`UnknownTokenError` (a ``PureBPEError`` and a ``KeyError``, as tiktoken)."""
         id_list = ids if isinstance(ids, list) else list(ids)
         table = self.id_to_bytes
         try:
@@ -451,9 +799,47 @@ class Tokenizer:
             raise self._bad_id(id_list)
         return data
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """The text the ids stand for; invalid UTF-8 becomes U+FFFD (``errors="replace"``)."""
-        return self.decode_bytes(ids).decode("utf-8", "replace")
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """The text the ids stand for; invalid UTF-8 is handled by ``errors`` (U+FFFD)."""
+        return self.decode_bytes(ids).decode("utf-8", errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token, special tokens included (``UnknownTokenError``, a
+        ``KeyError``, for an id not in the vocab)."""
+        return self.decode_bytes([token])
+
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> List[bytes]:
+        """The bytes of each token, in order."""
+        return [self.decode_single_token_bytes(tid) for tid in ids]
+
+    def decode_with_offsets(self, ids: Iterable[int]) -> Tuple[str, List[int]]:
+        """The text and, for each token, the index of the character where it starts.
+
+        A token starting inside a character (a UTF-8 continuation byte) gets that
+        character's index. Tokens that do not decode to valid UTF-8 raise
+        ``UnicodeDecodeError``, as in tiktoken.
+        """
+        pieces = self.decode_tokens_bytes(ids)
+        offsets: List[int] = []
+        chars = 0
+        for piece in pieces:
+            inside = 1 if 0x80 <= piece[0] < 0xC0 else 0
+            offsets.append(max(0, chars - inside))
+            # Each byte that does not continue a character starts one.
+            chars += sum(1 for byte in piece if not 0x80 <= byte < 0xC0)
+        return b"".join(pieces).decode("utf-8", "strict"), offsets
+
+    def decode_batch(
+        self, batch: Iterable[Iterable[int]], *, errors: str = "replace", num_threads: int = 1
+    ) -> List[str]:
+        """:meth:`decode` of each id sequence (``num_threads`` is accepted and unused)."""
+        return [self.decode(ids, errors) for ids in batch]
+
+    def decode_bytes_batch(
+        self, batch: Iterable[Iterable[int]], *, num_threads: int = 1
+    ) -> List[bytes]:
+        """:meth:`decode_bytes` of each id sequence (``num_threads`` is accepted and unused)."""
+        return [self.decode_bytes(ids) for ids in batch]
 
     def _bad_id(self, ids: List[int]) -> PureBPEError:
         table = self.id_to_bytes
@@ -463,11 +849,54 @@ class Tokenizer:
             except TypeError:
                 return PureBPEError(f"token id {tid!r} at position {position} is not an int")
             if not 0 <= index < len(table) or table[index] is None:
-                return PureBPEError(
+                return UnknownTokenError(
                     f"token id {tid} at position {position} is not in the vocabulary "
                     f"(ids run 0..{len(table) - 1})"
                 )
         return PureBPEError("bad token id")  # pragma: no cover - callers found one
+
+
+def _from_ranks(
+    ranks: Mapping[bytes, int], special_ids: Mapping[str, int], pretokenizer: Pretokenizer, name: str
+) -> Tokenizer:
+    """Unpickle a tokenizer built by :meth:`Tokenizer.from_ranks`."""
+    return Tokenizer.from_ranks(ranks, special_ids, pretokenizer=pretokenizer, name=name)
+
+
+def _from_merges(
+    vocab: Mapping[int, bytes],
+    merges: Sequence[Tuple[bytes, bytes]],
+    special_tokens: Sequence[str],
+    pretokenizer: Pretokenizer,
+    name: str,
+) -> Tokenizer:
+    """Unpickle a tokenizer built from a vocab and merges."""
+    return Tokenizer(vocab, merges, special_tokens, pretokenizer=pretokenizer, name=name)
+
+
+def _decoded(items: Iterable[Union[str, bytes]]) -> Iterator[str]:
+    """``items`` as text: ``bytes`` items are decoded as one UTF-8 stream."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    offset = 0  # bytes of the stream before the current item
+    for item in items:
+        if not isinstance(item, (bytes, bytearray)):
+            yield item  # a str, or what _stream refuses with a clear error
+            continue
+        try:
+            yield decoder.decode(item)
+        except UnicodeDecodeError as exc:
+            raise _invalid_utf8(offset, exc, len(item)) from None
+        offset += len(item)
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise _invalid_utf8(offset, exc, 0) from None
+
+
+def _invalid_utf8(offset: int, exc: UnicodeDecodeError, item_size: int) -> InputError:
+    """Where invalid UTF-8 is in the stream: the decoder's pending bytes come before the item."""
+    pending = len(exc.object) - item_size
+    return InputError(f"invalid UTF-8 ({exc.reason})", "the byte stream", offset - pending + exc.start)
 
 
 def _refuse_disallowed(

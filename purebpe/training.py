@@ -14,9 +14,9 @@ from .counting import Files, WordCounts, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pretokenizer
-from .progress import Progress, check_progress, progress_bar
+from .progress import Progress, check_progress, end_early, progress_bar
 from .specials import check_special_tokens
-from .trainers import get_trainer, resolve_variant
+from .trainers import choose_variant, get_trainer, resolve_variant
 
 
 def train(
@@ -30,6 +30,7 @@ def train(
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
     initial: Optional[BPEModel] = None,
     errors: str = "strict",
     progress: Progress = False,
@@ -38,11 +39,15 @@ def train(
 
     ``vocab_size`` counts the 256 byte tokens, the merges and the special tokens. Training
     stops early when no pair occurs at least ``min_frequency`` times; a pair whose merged
-    token would exceed ``max_token_length`` bytes is never merged. ``initial`` continues
+    token would exceed ``max_token_length`` bytes is never merged. ``tie_break="hf"`` breaks
+    ties as Hugging Face ``tokenizers`` does (:data:`purebpe.core.TIE_BREAKS`). ``initial`` continues
     training from an earlier model: its merges come first, with their ids.
     """
     specials = check_arguments(
-        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size, special_tokens, variant, initial,
+        progress, min_frequency, max_token_length,
+        tie_break=tie_break,
+        pretokenizer=pretokenizer,
     )
     counts = count(
         files,
@@ -59,6 +64,7 @@ def train(
         variant=variant,
         min_frequency=min_frequency,
         max_token_length=max_token_length,
+        tie_break=tie_break,
         initial=initial,
         progress=progress,
     )
@@ -75,6 +81,7 @@ def train_from_iterator(
     executor: Optional[Executor] = None,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
     initial: Optional[BPEModel] = None,
     errors: str = "strict",
     progress: Progress = False,
@@ -84,7 +91,10 @@ def train_from_iterator(
     Each string is pre-tokenized on its own: a word never spans two strings.
     """
     specials = check_arguments(
-        vocab_size, special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size, special_tokens, variant, initial,
+        progress, min_frequency, max_token_length,
+        tie_break=tie_break,
+        pretokenizer=pretokenizer,
     )
     counts = count_from_iterator(
         texts,
@@ -101,6 +111,7 @@ def train_from_iterator(
         variant=variant,
         min_frequency=min_frequency,
         max_token_length=max_token_length,
+        tie_break=tie_break,
         initial=initial,
         progress=progress,
     )
@@ -113,13 +124,43 @@ def train_from_counts(
     variant: str = "auto",
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
     initial: Optional[BPEModel] = None,
     progress: Progress = False,
 ) -> BPEModel:
     """Train on words counted earlier (:func:`purebpe.count`); options as :func:`train`."""
     specials = check_arguments(
-        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency, max_token_length
+        vocab_size, counts.special_tokens, variant, initial,
+        progress, min_frequency, max_token_length,
+        tie_break=tie_break,
+        pretokenizer=counts.pretokenizer,
     )
+    return merge_counts(
+        counts,
+        vocab_size,
+        specials,
+        variant=variant,
+        min_frequency=min_frequency,
+        max_token_length=max_token_length,
+        tie_break=tie_break,
+        initial=initial,
+        progress=progress,
+    )
+
+
+def merge_counts(
+    counts: WordCounts,
+    vocab_size: int,
+    specials: Tuple[str, ...],
+    *,
+    variant: str,
+    min_frequency: int,
+    max_token_length: Optional[int],
+    tie_break: str,
+    initial: Optional[BPEModel],
+    progress: Progress,
+) -> BPEModel:
+    """The merge phase of :func:`train_from_counts`, on arguments :func:`check_arguments` passed."""
     if initial is not None:
         specials = initial.special_tokens + tuple(
             s for s in specials if s not in initial.special_tokens
@@ -129,6 +170,7 @@ def train_from_counts(
         initial.merges if initial is not None else (),
         min_frequency=min_frequency,
         max_token_length=max_token_length,
+        tie_break=tie_break,
     )
     num_merges = vocab_size - len(specials) - len(table.token_bytes)
     if num_merges < 0:
@@ -136,11 +178,17 @@ def train_from_counts(
             f"vocab_size {vocab_size} is smaller than the initial model "
             f"({len(table.token_bytes)} tokens + {len(specials)} special tokens)"
         )
+    if variant == "auto":
+        variant = choose_variant(counts.words)
     trainer = get_trainer(variant)
     bar = progress_bar(progress, "merge", num_merges, "merge")
+    done = 0
     try:
         for _ in zip(range(num_merges), trainer(table)):
             bar.update(1)
+            done += 1
+        if done < num_merges:
+            end_early(bar, done)  # stopped early (no pair left): the bar ends where it stopped
     finally:
         bar.close()
     return BPEModel.from_table(table, specials, counts.pretokenizer)
@@ -162,14 +210,25 @@ def check_arguments(
     progress: Progress,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
+    pretokenizer: Optional[Pretokenizer] = None,
 ) -> Tuple[str, ...]:
-    """Check what can be checked before any counting, so bad arguments fail at once."""
+    """Check what can be checked before any counting, so bad arguments fail at once.
+
+    ``pretokenizer`` is the one the words are (or will be) counted with: an ``initial``
+    model learned with another one is refused, as its merges would not fit the words.
+    """
     specials = check_special_tokens(special_tokens)
-    check_limits(min_frequency, max_token_length)
+    check_limits(min_frequency, max_token_length, tie_break)
     resolve_variant(variant)
     check_progress(progress)
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise PureBPEError(f"vocab_size must be an int, not {vocab_size!r}")
+    if initial is not None and pretokenizer is not None and initial.pretokenizer != pretokenizer:
+        raise PureBPEError(
+            f"the initial model was learned with pretokenizer {initial.pretokenizer!r}; "
+            f"these words are counted with {pretokenizer!r}"
+        )
     initial_size = 256 if initial is None else 256 + len(initial.merges)
     if vocab_size < initial_size + len(specials):
         raise PureBPEError(

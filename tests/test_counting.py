@@ -14,7 +14,7 @@ import purebpe
 from purebpe.corpus import default_corpus
 from purebpe.counting import ChunkCutter, count_job, read_chunks
 from purebpe.errors import InputError, PureBPEError
-from purebpe.pretokenize import PATTERNS, PRETOKENIZERS, pretokenize, split_lines
+from purebpe.pretokenize import PATTERNS, PRETOKENIZERS, split_lines
 
 SPECIALS = ["<|endoftext|>", "<|endoftext|><|endoftext|>", "<pad>"]
 

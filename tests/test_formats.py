@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import os
@@ -66,7 +67,8 @@ def test_gpt2_files_hold_the_byte_alphabet_and_the_header(model: BPEModel, tmp_p
     vocab = json.loads((tmp_path / "vocab.json").read_text(encoding="utf-8"))
     assert vocab["Ġ"] == 32 and vocab["!"] == 33 and vocab[EOT] == 598
     lines = (tmp_path / "merges.txt").read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "#version: 0.2" and len(lines) == 1 + len(model.merges)
+    vocab_digest = hashlib.sha256((tmp_path / "vocab.json").read_bytes()).hexdigest()
+    assert lines[0] == f"#version: 0.2 vocab-sha256={vocab_digest}" and len(lines) == 1 + len(model.merges)
     left, right = model.merges[0]
     assert lines[1] == f"{left.decode().replace(' ', 'Ġ')} {right.decode().replace(' ', 'Ġ')}"
 
@@ -157,11 +159,12 @@ def test_interrupted_writes_leave_no_temporary_files(
     model: BPEModel, format: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def fail(*args: object) -> None:
-        raise OSError("disk full")
+        raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(PureBPEError, match="No space left") as caught:
         model.save(tmp_path, format)
+    assert str(caught.value).startswith(str(tmp_path)) and ".tmp" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -200,6 +203,10 @@ def test_malformed_files_give_one_line_errors_naming_the_file(
 ) -> None:
     model.save(tmp_path, format)
     (tmp_path / name).write_text(content, encoding="utf-8")
+    if name == "tokenizer.tiktoken":  # as if written by hand: no record of the old ranks
+        sidecar = json.loads((tmp_path / "tokenizer.tiktoken.json").read_text(encoding="utf-8"))
+        del sidecar["ranks_sha256"]
+        (tmp_path / "tokenizer.tiktoken.json").write_text(json.dumps(sidecar), encoding="utf-8")
     with pytest.raises(PureBPEError) as caught:
         purebpe.load(tmp_path)
     text = str(caught.value)
@@ -251,6 +258,9 @@ def test_gpt2_vocab_entries_outside_the_byte_alphabet_are_special(model: BPEMode
     assert "<pad>Ġx" in vocab  # written in the byte alphabet ...
     vocab["<pad> x"] = vocab.pop("<pad>Ġx")  # ... but read literally too, as HF writes it
     (tmp_path / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    merges = (tmp_path / "merges.txt").read_text(encoding="utf-8").split("\n")
+    merges[0] = "#version: 0.2"  # as HF writes it: no record of the vocab.json
+    (tmp_path / "merges.txt").write_text("\n".join(merges), encoding="utf-8")
     assert purebpe.load(tmp_path) == model
 
 

@@ -153,6 +153,9 @@ def test_gpt2_layout_files_agree_with_hf(peers: Peers, tmp_path: Path) -> None:
     (tmp_path / "vocab.json").write_text(
         json.dumps({key: i for i, key in enumerate(order)}, ensure_ascii=False), encoding="utf-8"
     )
+    merges = (tmp_path / "merges.txt").read_text(encoding="utf-8").split("\n")
+    merges[0] = "#version: 0.2"  # vocab.json was rewritten by hand: drop the record of the old one
+    (tmp_path / "merges.txt").write_text("\n".join(merges), encoding="utf-8")
     ours = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
     hf = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")))
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)

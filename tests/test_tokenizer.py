@@ -386,7 +386,6 @@ def test_encode_rejects_non_text(tok: Tokenizer) -> None:
 @pytest.mark.parametrize(
     "vocab, merges, message",
     [
-        ({i: bytes([i]) for i in range(255)}, [], "no token for byte 0xff"),
         ({i: bytes([i]) for i in range(256)}, [(b"a", b"b")], "makes b'ab', which is not in the vocab"),
         ({**{i: bytes([i]) for i in range(256)}, 256: b"xyz"}, [(b"xy", b"z")], "uses a token that is not"),
     ],
@@ -398,6 +397,31 @@ def test_inconsistent_vocab_and_merges_are_refused(
         Tokenizer(vocab, merges)
 
 
+# Stanford CS336 assignment 1's toy example: a vocab holding only the bytes it needs.
+CS336_VOCAB = {
+    0: b" ", 1: b"a", 2: b"c", 3: b"e", 4: b"h", 5: b"t",
+    6: b"th", 7: b" c", 8: b" a", 9: b"the", 10: b" at",
+}
+CS336_MERGES = [(b"t", b"h"), (b" ", b"c"), (b" ", b"a"), (b"th", b"e"), (b" a", b"t")]
+
+
+def test_cs336_toy_vocab_encodes_as_the_handout_says() -> None:
+    tok = Tokenizer(CS336_VOCAB, CS336_MERGES)
+    assert tok.encode("the cat ate") == [9, 7, 1, 5, 10, 3]
+    assert tok.decode([9, 7, 1, 5, 10, 3]) == "the cat ate"
+
+
+def test_a_byte_missing_from_the_vocab_is_an_error_only_when_text_needs_it() -> None:
+    tok = Tokenizer(CS336_VOCAB, CS336_MERGES, ["<|endoftext|>"])
+    assert tok.encode("the<|endoftext|> cat") == [9, 11, 7, 1, 5]
+    with pytest.raises(PureBPEError, match="no token for byte 0x7a, which b' zeta' needs"):
+        tok.encode("the zeta")
+    no_ff = Tokenizer({i: bytes([i]) for i in range(255)}, [])
+    assert no_ff.encode("\u00ff") == [0xC3, 0xBF]  # UTF-8 text never holds byte 0xff
+    with pytest.raises(PureBPEError, match="no token for byte 0xff"):
+        no_ff.encode_bytes(b"a\xff")
+
+
 def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: Path) -> None:
     model.save(tmp_path, "gpt2")
     # Re-number the ids as GPT-2's files do: printable bytes first ('!' is 0).
@@ -405,6 +429,9 @@ def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: 
     order = sorted(vocab, key=lambda key: (vocab[key] >= 256, key if vocab[key] < 256 else "", vocab[key]))
     renumbered = {key: i for i, key in enumerate(order)}
     (tmp_path / "vocab.json").write_text(json.dumps(renumbered, ensure_ascii=False), encoding="utf-8")
+    merges = (tmp_path / "merges.txt").read_text(encoding="utf-8").split("\n")
+    merges[0] = "#version: 0.2"  # vocab.json was rewritten by hand: drop the record of the old one
+    (tmp_path / "merges.txt").write_text("\n".join(merges), encoding="utf-8")
     tok = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
     assert tok.byte_ids[ord("!")] == 0
     assert tok.special_tokens == (EOT, EOT2)  # found as the entries no merge makes
@@ -414,3 +441,159 @@ def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: 
     assert tok.encode(text) == [to_new[t] for t in original.encode(text)]
     plain = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", special_tokens=[])
     assert plain.special_tokens == () and plain.decode(plain.encode(text)) == text
+
+
+# --------------------------------------------------------------------------------------
+# Binary streams, and tiktoken's Encoding surface on a purebpe-trained tokenizer
+# --------------------------------------------------------------------------------------
+def chunks_of(data: bytes, size: int) -> List[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+@given(text=generated_texts(), size=st.integers(1, 7))
+@settings(max_examples=50)
+def test_encode_iterable_reads_bytes_split_anywhere(tok: Tokenizer, text: str, size: int) -> None:
+    text = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates in a file
+    assert list(tok.encode_iterable(chunks_of(text.encode("utf-8"), size))) == tok.encode(text)
+
+
+def test_encode_iterable_reads_a_binary_file(tok: Tokenizer, tmp_path: Path) -> None:
+    text = "naïve café\n你好，世界\n<|endoftext|>👍 done\n" * 50
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text.encode("utf-8"))
+    with open(path, "rb") as f:
+        assert list(tok.encode_iterable(f)) == tok.encode(text)
+
+
+@pytest.mark.parametrize(
+    "chunks, offset",
+    [
+        ([b"ab\n"] * 10 + [b"\xff"], 30),
+        ([b"ok \xe4", b"\xbd"], 3),  # truncated at the end of the stream
+        ([b"ok \xe4\xbd", b"x"], 3),  # a sequence broken across items
+        ([b"a", b"\xe4\xbd\xa0\xe5", b"\xa5\xbd", b"\x80z"], 7),
+    ],
+)
+def test_encode_iterable_names_the_byte_offset_of_invalid_utf8(
+    tok: Tokenizer, chunks: List[bytes], offset: int
+) -> None:
+    with pytest.raises(purebpe.InputError, match=f"the byte stream, byte offset {offset}: invalid UTF-8"):
+        list(tok.encode_iterable(chunks))
+
+
+def test_tiktoken_attributes_of_a_trained_tokenizer(tok: Tokenizer) -> None:
+    eot = tok.special_ids["<|endoftext|>"]
+    assert tok.name == "purebpe"
+    assert tok.max_token_value == max(tok.vocab) and tok.n_vocab == max(tok.vocab) + 1
+    assert tok.eot_token == eot and tok.is_special_token(eot) and not tok.is_special_token(0)
+    assert tok.special_tokens_set == {EOT, EOT2}
+    assert tok.encode_single_token("<|endoftext|>") == eot
+    assert tok.encode_single_token(b"a") == tok.byte_ids[ord("a")]
+    assert tok.decode_single_token_bytes(eot) == b"<|endoftext|>"
+    assert tok.decode_tokens_bytes([eot, 97]) == [b"<|endoftext|>", b"a"]
+    values = tok.token_byte_values()
+    assert values == sorted(values) and b"<|endoftext|>" not in values and len(values) == len(tok.vocab) - 2
+    # purebpe's defaults: every special token allowed, none disallowed.
+    assert tok.encode("x<|endoftext|>") == tok.encode("x") + [eot]
+    assert tok.encode_batch(["a", "<|endoftext|>"]) == [tok.encode("a"), [eot]]
+    assert tok.decode_batch([[97], [eot]]) == ["a", "<|endoftext|>"]
+    assert tok.decode_bytes_batch([[97], []]) == [b"a", b""]
+    assert tok.decode(tok.encode_bytes(b"\xe4\xbd"), errors="ignore") == ""
+
+
+def test_unknown_tokens_are_key_errors_and_purebpe_errors(tok: Tokenizer) -> None:
+    for call in (
+        lambda: tok.decode_single_token_bytes(tok.n_vocab),
+        lambda: tok.decode([0, -1]),
+        lambda: tok.encode_single_token("not a token at all"),
+    ):
+        with pytest.raises(KeyError):
+            call()
+        with pytest.raises(PureBPEError):
+            call()
+    with pytest.raises(PureBPEError) as error:
+        tok.decode([5, 10**6])
+    assert str(error.value) == "token id 1000000 at position 1 is not in the vocabulary (ids run 0..%d)" % tok.max_token_value
+
+
+def test_pickled_tokenizers_encode_the_same(tok: Tokenizer) -> None:
+    import pickle
+
+    text = "Hello <|endoftext|> wörld 123"
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.encode(text) == tok.encode(text) and again.name == tok.name
+    toy = pickle.loads(pickle.dumps(Tokenizer(CS336_VOCAB, CS336_MERGES, pretokenizer="none")))
+    assert toy.encode("the cat ate") == [9, 7, 1, 5, 10, 3] and toy.pretokenizer == "none"
+
+
+def test_encode_to_numpy(tok: Tokenizer) -> None:
+    numpy = pytest.importorskip("numpy", reason="numpy is not installed")
+    ids = tok.encode_to_numpy("hello world")
+    assert ids.dtype == numpy.uint32 and ids.tolist() == tok.encode("hello world")
+
+
+def test_encode_to_numpy_without_numpy_is_a_clear_error(tok: Tokenizer) -> None:
+    with mock.patch.dict("sys.modules", {"numpy": None}):
+        with pytest.raises(PureBPEError, match="encode_to_numpy needs the numpy package"):
+            tok.encode_to_numpy("x")
+
+
+def test_from_ranks_refuses_inconsistent_ranks() -> None:
+    ranks = {bytes([i]): i for i in range(256)}
+    with pytest.raises(PureBPEError, match="rank 3 is given to both"):
+        Tokenizer.from_ranks({**ranks, b"ab": 3}, {})
+    with pytest.raises(PureBPEError, match="special token '<s>': id 5 is not a free id"):
+        Tokenizer.from_ranks(ranks, {"<s>": 5})
+    with pytest.raises(PureBPEError, match="unknown tiktoken encoding 'cl200k'; known: gpt2, r50k_base"):
+        Tokenizer.from_tiktoken("nowhere.tiktoken", "cl200k")
+
+
+def test_tiktoken_merge_rule_follows_the_ranks_of_concatenations() -> None:
+    """tiktoken merges the adjacent pair whose concatenation has the lowest rank, even
+    where no merge list could say so: ``abc`` ranks below ``ab``, so it has no merge."""
+    ranks = {bytes([i]): i for i in range(256)}
+    tok = Tokenizer.from_ranks({**ranks, b"ab": 258, b"abc": 257}, {})
+    assert tok.encode("zabc") == [ord("z"), 257]  # a+b (258), then ab+c (257)
+    assert tok.encode("zab") == [ord("z"), 258]
+    # A pre-token whose bytes are a token is that token, even one no merge reaches.
+    lone = Tokenizer.from_ranks({**ranks, b"abc": 256}, {})
+    assert lone.encode("abc") == [256]
+    assert lone.encode("zabc") == [ord("z"), ord("a"), ord("b"), ord("c")]
+
+
+def test_official_rank_files_are_read_plain_or_gzipped(tmp_path: Path) -> None:
+    import base64
+    import gzip
+
+    lines = b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(256)) + base64.b64encode(b"hi") + b" 256\n"
+    (tmp_path / "plain.tiktoken").write_bytes(lines)
+    (tmp_path / "packed.tiktoken.gz").write_bytes(gzip.compress(lines))
+    for name in ("plain.tiktoken", "packed.tiktoken.gz"):
+        tok = Tokenizer.from_tiktoken(tmp_path / name, "r50k_base")
+        assert tok.encode("hi") == [256] and tok.n_vocab == 50257
+    (tmp_path / "broken.tiktoken.gz").write_bytes(gzip.compress(lines)[:100])
+    with pytest.raises(PureBPEError, match=r"broken.tiktoken.gz, line \d+: cannot read \(Compressed file ended"):
+        Tokenizer.from_tiktoken(tmp_path / "broken.tiktoken.gz", "r50k_base")
+    (tmp_path / "bad.tiktoken").write_bytes(lines + b"!!! 9\n")
+    with pytest.raises(PureBPEError, match="bad.tiktoken, line 258: expected 'base64 rank'"):
+        Tokenizer.from_tiktoken(tmp_path / "bad.tiktoken", "r50k_base")
+
+
+def test_constructor_and_from_files_find_special_tokens_the_same_way(tmp_path: Path) -> None:
+    """``special_tokens=None``: the entries neither a single byte nor made by a merge."""
+    from purebpe.bytemap import encode_token
+
+    vocab = {**CS336_VOCAB, 11: b"<|endoftext|>"}
+    built = Tokenizer(vocab, CS336_MERGES)
+    (tmp_path / "vocab.json").write_text(json.dumps({encode_token(t): i for i, t in vocab.items()}))
+    (tmp_path / "merges.txt").write_text(
+        "#version: 0.2\n" + "".join(f"{encode_token(a)} {encode_token(b)}\n" for a, b in CS336_MERGES)
+    )
+    read = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    for tok in (built, read):
+        assert tok.special_tokens == ("<|endoftext|>",)
+        assert tok.encode("the cat ate<|endoftext|>") == [9, 7, 1, 5, 10, 3, 11]
+    plain = Tokenizer(vocab, CS336_MERGES, [])
+    assert plain.special_tokens == ()
+    with pytest.raises(PureBPEError, match="no token for byte 0x3c"):  # "<" as text
+        plain.encode("<|endoftext|>")

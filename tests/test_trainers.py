@@ -52,12 +52,15 @@ def assert_all_equal(models: Dict[str, purebpe.BPEModel]) -> None:
 
 
 def lockstep(
-    words: Dict[bytes, int], min_frequency: int = 1, max_token_length: Optional[int] = None
+    words: Dict[bytes, int],
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    tie_break: str = "canonical",
 ) -> List[Tuple[bytes, bytes]]:
     """Pull every variant's generator one merge at a time; each step must agree."""
     tables = {
         variant: WordTable.from_word_counts(
-            words, min_frequency=min_frequency, max_token_length=max_token_length
+            words, min_frequency=min_frequency, max_token_length=max_token_length, tie_break=tie_break
         )
         for variant in ALL
     }
@@ -72,7 +75,7 @@ def lockstep(
             else:
                 assert step is not None, f"{variant} stopped after {len(merges)} merges"
                 table = tables[variant]
-                assert table.pair_key(step[0] << PAIR_SHIFT | step[1]) == table.merges[-1]
+                assert (table.token_bytes[step[0]], table.token_bytes[step[1]]) == table.merges[-1]
                 assert table.merges[-1] == tables["naive"].merges[-1], (variant, len(merges))
         if expected is None:
             return merges
@@ -189,6 +192,32 @@ def test_cs336_tie_break_traps() -> None:
     assert lockstep(ids) == [(b"a", b"a"), (b"b", b"x"), (b"aa", b"x")]
 
 
+@settings(max_examples=150)
+@given(
+    words=word_counts(),
+    min_frequency=st.integers(1, 3),
+    max_token_length=st.one_of(st.none(), st.integers(2, 5)),
+)
+def test_variants_agree_step_by_step_under_hf_ties(
+    words: Dict[bytes, int], min_frequency: int, max_token_length: Optional[int]
+) -> None:
+    lockstep(words, min_frequency, max_token_length, tie_break="hf")
+
+
+def test_hf_tie_break_takes_the_smallest_hf_ids() -> None:
+    # (!, a) and (a, !) tie: canonical takes the greatest bytes, (a, !); Hugging Face the
+    # smallest ids, and "!" is its first byte (id 0), "a" its 65th.
+    words = {b"!a": 1, b"a!": 1}
+    assert lockstep(words)[0] == (b"a", b"!")
+    assert lockstep(words, tie_break="hf")[0] == (b"!", b"a")
+    # The space is "\u0120" in GPT-2's alphabet: after every printable ASCII byte.
+    assert lockstep({b" z": 1, b"z~": 1}, tie_break="hf")[0] == (b"z", b"~")
+    # A merged token's id (256 for aa) follows every byte's: (b, aa) beats (aa, b).
+    assert lockstep({b"aa": 5, b"aab": 2, b"baa": 2}, tie_break="hf")[:2] == [(b"a", b"a"), (b"b", b"aa")]
+    with pytest.raises(purebpe.PureBPEError, match="unknown tie_break 'least'"):
+        purebpe.train_from_iterator(["ab"], 300, tie_break="least")
+
+
 # --------------------------------------------------------------------------------------
 # The fine-grained index and the bucket argument
 # --------------------------------------------------------------------------------------
@@ -277,6 +306,23 @@ def test_registry() -> None:
     assert resolve_variant("auto") == AUTO.get(platform.python_implementation(), AUTO["CPython"])
     with pytest.raises(purebpe.PureBPEError, match="unknown variant 'fast'"):
         resolve_variant("fast")
+
+
+def test_auto_trains_long_words_with_positional(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bucket rewrites a whole word at every merge in it: quadratic on one long word."""
+    from purebpe.trainers import LONG_WORD_BYTES, choose_variant
+
+    default = AUTO.get(platform.python_implementation(), AUTO["CPython"])
+    short_words = [b"word%d" % i for i in range(1000)]
+    assert choose_variant(short_words) == default
+    assert choose_variant(short_words + [b"a" * 10**6]) == "positional"
+    assert choose_variant([b"a" * (LONG_WORD_BYTES + 1)]) == "positional"
+    chosen: List[str] = []
+    real_get_trainer = purebpe.training.get_trainer
+    monkeypatch.setattr(purebpe.training, "get_trainer", lambda name: chosen.append(name) or real_get_trainer(name))
+    counts = purebpe.count_from_iterator(["ab" * 5000], pretokenizer="none")
+    assert purebpe.train_from_counts(counts, 300) == purebpe.train_from_counts(counts, 300, variant="bucket")
+    assert chosen == ["positional", "bucket"]
 
 
 # --------------------------------------------------------------------------------------

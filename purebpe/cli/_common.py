@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
@@ -26,7 +26,7 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     split = parser.add_mutually_exclusive_group()
     split.add_argument(
         "--pretokenizer",
-        default="gpt2",
+        default=None,
         choices=PRETOKENIZERS,
         help="a named pattern: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o), or none "
         "(one word per line)",
@@ -64,9 +64,11 @@ def progress_option(args: argparse.Namespace) -> Progress:
 
 
 def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
-    """The pre-tokenizer ``--pretokenizer`` names, or the ``--pattern``."""
-    pattern: str = args.pattern
-    return args.pretokenizer if pattern is None else Pattern(pattern)
+    """The pre-tokenizer ``--pretokenizer`` names (default: gpt2), or the ``--pattern``."""
+    pattern: Optional[str] = args.pattern
+    if pattern is not None:
+        return Pattern(pattern)
+    return str(args.pretokenizer or "gpt2")
 
 
 def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:

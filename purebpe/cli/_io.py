@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from .._atomic import atomic_file
+from .._atomic import atomic_file, check_output_file
 from ..errors import InputError, PureBPEError
 from ..progress import Bar
 
@@ -86,6 +86,13 @@ def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[in
         raise PureBPEError(f"{source}: is a directory, not a file")
     with open(source, "rb") as f:
         yield f, str(source), source.stat().st_size
+
+
+def check_output(path: Optional[str]) -> None:
+    """Refuse at once an OUTPUT file that could not be written at the end (stdout is fine)."""
+    if not is_std(path):
+        assert path is not None
+        check_output_file(path)
 
 
 @contextmanager
@@ -230,15 +237,21 @@ def _read_binary_ids(stream: BinaryIO, source: str, typecode: str) -> Iterator[L
 def _read_npy_header(stream: BinaryIO, source: str) -> str:
     """Check a ``.npy`` header (a 1-D array of integers) and return the array typecode."""
     start = stream.read(len(NPY_MAGIC) + 2)
-    if start[: len(NPY_MAGIC)] != NPY_MAGIC:
+    if len(start) < len(NPY_MAGIC) + 2 or start[: len(NPY_MAGIC)] != NPY_MAGIC:
         raise PureBPEError(f"{source}: not a .npy file (no NumPy magic bytes)")
     major = start[-2]
-    length_bytes = stream.read(2 if major == 1 else 4)
-    (length,) = struct.unpack("<H" if major == 1 else "<I", length_bytes)
+    size_format = "<H" if major == 1 else "<I"
+    length_bytes = stream.read(struct.calcsize(size_format))
     try:
-        header: Any = ast.literal_eval(stream.read(length).decode("latin-1"))
+        (length,) = struct.unpack(size_format, length_bytes)
+        text = stream.read(length)
+        if len(text) < length:
+            raise ValueError(f"the file ends inside the header, after {len(text)} of {length} bytes")
+        header: Any = ast.literal_eval(text.decode("latin-1"))
         descr, shape, fortran = header["descr"], header["shape"], header["fortran_order"]
-    except (ValueError, SyntaxError, KeyError, TypeError) as exc:
+        if not isinstance(shape, tuple) or not isinstance(descr, str):
+            raise ValueError(f"descr {descr!r}, shape {shape!r}")
+    except (ValueError, SyntaxError, KeyError, TypeError, struct.error, MemoryError, RecursionError) as exc:
         raise PureBPEError(f"{source}: malformed .npy header ({exc})") from None
     if descr not in NPY_TYPECODES or len(shape) != 1:
         raise PureBPEError(

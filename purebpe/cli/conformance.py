@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("target", metavar="MODULE:CALLABLE", help="e.g. mypackage.bpe:train_bpe")
     parser.add_argument(
         "--kind",
-        choices=("trainer", "tokenizer", "masker"),
+        choices=("trainer", "counts-trainer", "tokenizer", "masker"),
         default="trainer",
         help=(
             "trainer: train_bpe(input_path, vocab_size, special_tokens) -> (vocab, merges); "
@@ -40,9 +40,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--semantics",
-        choices=("cs336", "purebpe"),
+        choices=("cs336", "purebpe", "hf"),
         default="cs336",
-        help="trainers: cs336 compares the vocab as a set of bytes (default), purebpe the exact ids",
+        help="trainers: cs336 compares the vocab as a set of bytes (default), purebpe the exact ids, "
+        "hf Hugging Face tokenizers' rules",
     )
     parser.add_argument(
         "--max-examples", type=int, default=50, metavar="N", help="Hypothesis examples per property (default 50)"
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     fn = load_callable(args.target)
     print(
         f"purebpe conformance: {args.target} as a {args.kind}"
-        + (f" ({args.semantics} semantics)" if args.kind == "trainer" else "")
+        + (f" ({args.semantics} semantics)" if args.kind.endswith("trainer") else "")
         + f", {args.max_examples} examples per property\n"
     )
     sys.stdout.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._atomic import check_output_file
 from ..counting import WordCounts
 from ..errors import PureBPEError
 from ._common import add_input_arguments, count_input
@@ -30,6 +31,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.output)
     if args.merge:
         return merge(args)
     counts, source = count_input(args)
@@ -42,7 +44,7 @@ def merge(args: argparse.Namespace) -> int:
     """Add up the counts files FILES; their headers give the special tokens and pre-tokenizer."""
     if not args.files:
         raise PureBPEError("--merge needs the counts files to add up")
-    options = (args.special_token, args.processes, args.pattern, args.pretokenizer != "gpt2")
+    options = (args.special_token, args.processes, args.pattern, args.pretokenizer)
     if any(options):
         raise PureBPEError(
             "--merge reads the special tokens and pre-tokenizer from the counts files; "

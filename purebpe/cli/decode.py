@@ -7,7 +7,16 @@ from typing import Any, Iterator, List
 from ..errors import PureBPEError
 from ..formats import load as load_model
 from ..tokenizer import Tokenizer
-from ._io import add_format_arguments, atomic_output, dtype_for, ids_format, open_input, read_ids, write_text_stream
+from ._io import (
+    add_format_arguments,
+    atomic_output,
+    check_output,
+    dtype_for,
+    ids_format,
+    open_input,
+    read_ids,
+    write_text_stream,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -27,6 +36,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output(args.output)
     tokenizer = load_model(args.tokenizer).tokenizer()
     format = ids_format(args.file, args.format)
     dtype = dtype_for(args.dtype, max(tokenizer.vocab))

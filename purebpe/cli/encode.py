@@ -9,7 +9,16 @@ from ..formats import load as load_model
 from ..progress import progress_bar
 from ..tokenizer import AllowedSpecial
 from ._common import add_errors_and_progress_arguments, progress_option
-from ._io import add_format_arguments, atomic_output, dtype_for, ids_format, open_input, read_text, write_ids
+from ._io import (
+    add_format_arguments,
+    atomic_output,
+    check_output,
+    dtype_for,
+    ids_format,
+    open_input,
+    read_text,
+    write_ids,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -36,6 +45,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output(args.output)
     tokenizer = load_model(args.tokenizer).tokenizer()
     format = ids_format(args.output, args.format)
     dtype = dtype_for(args.dtype, max(tokenizer.vocab))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._atomic import check_output_dir
 from ..formats import FORMATS
 from ..formats import load as load_model
 
@@ -25,6 +26,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_dir(args.output)
     model = load_model(args.tokenizer)
     for path in model.save(args.output, args.format):
         print(path)

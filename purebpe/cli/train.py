@@ -7,15 +7,22 @@ import sys
 import time
 from typing import Any, List, Optional
 
+from .._atomic import check_output_dir
 from ..core import WordTable
 from ..counting import WordCounts
 from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
-from ..trainers import VARIANTS
+from ..progress import Progress
+from ..superbpe import STAGE2_PATTERN, superwords_from_counts
+from ..trainers import VARIANTS, choose_variant
 from ..training import check_arguments, train_from_counts
-from ._common import add_input_arguments, count_input, progress_option
+from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
+
+
+#: Options that say how to count, which a counts file has already fixed.
+_COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -35,17 +42,40 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--variant", default="auto", help=f"auto, {', '.join(VARIANTS)}")
     parser.add_argument("--min-frequency", type=int, default=1, metavar="F")
     parser.add_argument("--max-token-length", type=int, default=None, metavar="BYTES")
+    parser.add_argument(
+        "--tie-break", default="canonical", choices=("canonical", "hf"),
+        help="canonical: greatest bytes (default); hf: Hugging Face tokenizers' smallest ids",
+    )
     parser.add_argument("--initial", metavar="DIR", help="continue training from this model")
+    parser.add_argument(
+        "--superbpe",
+        action="store_true",
+        help="SuperBPE: keep --transition merges learned with --pretokenizer (or those of "
+        "--initial), then learn superwords that cross whitespace (see docs: Superword tokenizers)",
+    )
+    parser.add_argument(
+        "--transition", type=int, metavar="T", help="with --superbpe: how many stage-1 merges"
+    )
     parser.add_argument("--format", default="purebpe", choices=list(FORMATS))
     parser.add_argument("-o", "--output", default="purebpe-model", metavar="DIR")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_dir(args.output)
     progress = progress_option(args)
     initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
     if args.counts and args.files:
         raise PureBPEError("give either FILES or --counts, not both")
+    if args.counts and any(getattr(args, option) is not None for option in _COUNTING_OPTIONS):
+        raise PureBPEError(
+            "--pretokenizer, --pattern and --processes apply to counting; with --counts the "
+            "words are already counted (give them to 'purebpe count')"
+        )
+    if args.superbpe:
+        return _run_superbpe(args, progress, initial)
+    if args.transition is not None:
+        raise PureBPEError("--transition goes with --superbpe")
     start = time.perf_counter()
     counts: WordCounts
     if args.counts:
@@ -65,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             progress,
             args.min_frequency,
             args.max_token_length,
+            tie_break=args.tie_break,
+            pretokenizer=pretokenizer_option(args),
         )
         counts, source = count_input(args)
     counted = time.perf_counter()
@@ -74,14 +106,53 @@ def run(args: argparse.Namespace) -> int:
         variant=args.variant,
         min_frequency=args.min_frequency,
         max_token_length=args.max_token_length,
+        tie_break=args.tie_break,
         initial=initial,
         progress=progress,
     )
     trained = time.perf_counter()
+    if model.vocab_size < args.vocab_size:
+        print(f"purebpe: {early_stop_reason(counts, model, args)}", file=sys.stderr)
     paths = model.save(args.output, args.format)
     saved = time.perf_counter()
     seconds = [counted - start, trained - counted, saved - trained]
-    _print_summary(source, counts, model, args.variant, seconds, paths)
+    variant = args.variant if args.variant != "auto" else f"auto ({choose_variant(counts.words)})"
+    _print_summary(source, counts, model, variant, seconds, paths)
+    return 0
+
+
+def _run_superbpe(
+    args: argparse.Namespace, progress: Progress, initial: Optional[BPEModel]
+) -> int:
+    """Stage 1 (unless ``--initial`` gives it), then stage 2 on the same input."""
+    if args.counts:
+        raise PureBPEError("--superbpe counts the text twice (two patterns): give FILES, not --counts")
+    if (initial is None) == (args.transition is None):
+        raise PureBPEError("--superbpe needs --transition T (stage 1 here) or --initial DIR (stage 1 done)")
+    check_arguments(
+        args.vocab_size, args.special_token, args.variant, initial, progress, args.min_frequency, None
+    )
+    start = time.perf_counter()
+    if initial is None:
+        counts, source = count_input(args)
+        initial = train_from_counts(
+            counts,
+            256 + args.transition + len(counts.special_tokens),
+            variant=args.variant,
+            min_frequency=args.min_frequency,
+            progress=progress,
+        )
+    args.pattern = STAGE2_PATTERN
+    args.special_token = list(initial.special_tokens)
+    counted = time.perf_counter()
+    counts, source = count_input(args)
+    model = superwords_from_counts(
+        counts, args.vocab_size, initial, variant=args.variant, min_frequency=args.min_frequency, progress=progress
+    )
+    trained = time.perf_counter()
+    paths = model.save(args.output, args.format)
+    seconds = [counted - start, trained - counted, time.perf_counter() - trained]
+    _print_summary(source, counts, model, f"{args.variant} (stage 1), superwords", seconds, paths)
     return 0
 
 
@@ -102,6 +173,17 @@ def _print_summary(
     print(f"time        count {seconds[0]:.2f} s, merge {seconds[1]:.2f} s, save {seconds[2]:.2f} s")
     print(f"peak memory {peak_memory_mib():.0f} MiB")
     print(f"saved       {', '.join(str(p) for p in paths)}")
+
+
+def early_stop_reason(counts: WordCounts, model: BPEModel, args: argparse.Namespace) -> str:
+    """Why training stopped below ``--vocab-size``, in one line."""
+    reached = f"stopped at vocab size {model.vocab_size:,} of {args.vocab_size:,}"
+    if not any(len(word) > 1 for word in counts.words):
+        return f"{reached}: the input has no pair of bytes to merge (empty, or only special tokens)"
+    limits = f"at least {args.min_frequency} times"
+    if args.max_token_length is not None:
+        limits += f" within --max-token-length {args.max_token_length}"
+    return f"{reached}: no pair left that occurs {limits}"
 
 
 def bytes_per_token(counts: WordCounts, model: BPEModel) -> float:

@@ -2,7 +2,7 @@
 
 Each format module defines ``FILES`` (the file names it writes), ``save(model, directory)
 -> list[Path]`` and ``load(path) -> BPEModel``. :func:`load` recognises a format by its
-file name, or, given a directory, by the first of the format files it contains.
+file name; a directory may hold several formats only if they hold the same model.
 """
 from __future__ import annotations
 
@@ -43,21 +43,43 @@ def save(model: "BPEModel", directory: PathLike, format: str = "purebpe") -> Lis
 
 
 def load(path: PathLike) -> "BPEModel":
-    """Read a model from a format file, or from a directory holding one."""
+    """Read a model from a format file, or from a directory holding one.
+
+    A directory may hold several formats (a model exported beside itself): they are all
+    read, and if they do not hold the same model the load is refused, naming the files,
+    so that a stale file never silently wins over a newer one.
+    """
     target = Path(path)
     if not target.exists():
         raise PureBPEError(f"{target}: no such file or directory")
+    if target.is_dir():
+        return _load_directory(target)
     for format in FORMATS:
         module = _module(format)
-        main_file: str = module.FILES[0]
-        if target.is_dir() and (target / main_file).exists():
-            model: "BPEModel" = module.load(target / main_file)
+        if module.recognises(target):
+            model: "BPEModel" = module.load(target)
             return model
-        if target.is_file() and module.recognises(target):
-            model = module.load(target)
-            return model
-    raise PureBPEError(
-        f"{target}: no tokenizer files found (looked for "
-        + ", ".join(_module(f).FILES[0] for f in FORMATS)
-        + ")"
-    )
+    raise PureBPEError(f"{target}: not a tokenizer file (expected one of: {_main_files()})")
+
+
+def _load_directory(directory: Path) -> "BPEModel":
+    found = [
+        (directory / _module(format).FILES[0], _module(format))
+        for format in FORMATS
+        if (directory / _module(format).FILES[0]).exists()
+    ]
+    if not found:
+        raise PureBPEError(f"{directory}: no tokenizer files found (looked for {_main_files()})")
+    models: List["BPEModel"] = [module.load(main_file) for main_file, module in found]
+    differing = [str(main_file) for (main_file, _), model in zip(found, models) if model != models[0]]
+    if differing:
+        raise PureBPEError(
+            f"{directory}: holds different models in {found[0][0].name} and "
+            f"{', '.join(Path(d).name for d in differing)} (a stale file?); load one file by its "
+            "name, or remove the stale one"
+        )
+    return models[0]
+
+
+def _main_files() -> str:
+    return ", ".join(_module(f).FILES[0] for f in FORMATS)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Set, Tuple
 
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import Pretokenizer
 
+#: Ids may exceed twice the vocabulary's size by this much (:func:`check_dense_ids`).
+ID_SLACK = 1 << 20
 #: The merges file header GPT-2 and HF write (and skip when reading).
 MERGES_HEADER = "#version: 0.2"
 
@@ -27,6 +29,38 @@ def read_json(path: Path, what: str) -> Any:
             return json.load(f)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PureBPEError(f"{path}: not a {what} (invalid JSON: {exc})") from None
+
+
+def is_id(value: Any) -> bool:
+    """Whether a JSON value is a token id: an int >= 0 (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def literal_token(text: Any, path: Path) -> bytes:
+    """The UTF-8 bytes of a token written as plain text (a special or added token)."""
+    if not isinstance(text, str):
+        raise PureBPEError(f"{path}: token {text!r} is not a string")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise PureBPEError(f"{path}: token {text!r} is not valid Unicode ({exc.reason})") from None
+
+
+def check_dense_ids(ids: Iterable[int], count: int) -> None:
+    """Refuse ids so far beyond the vocabulary's size that a table indexed by id would be huge.
+
+    The rule (docs/formats.md): every id is below ``2 * count + 2**20``, where ``count`` is
+    the number of tokens. Real vocabularies are dense (GPT-2's, purebpe's) or nearly so
+    (cl100k's specials leave a few gaps); the tokenizer keeps tables indexed by id, which
+    the rule keeps within twice the vocabulary plus a few megabytes.
+    """
+    limit = 2 * count + ID_SLACK
+    largest = max(ids, default=-1)
+    if largest >= limit:
+        raise PureBPEError(
+            f"id {largest} is far beyond the {count} tokens (ids must be below 2 x tokens + 2**20 "
+            f"= {limit}: the tokenizer keeps a table indexed by id)"
+        )
 
 
 def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:
@@ -57,18 +91,32 @@ def unmerged_tokens(vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes
     return [tid for tid, token in sorted(vocab.items()) if len(token) > 1 and token not in made]
 
 
-def check_model(vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]]) -> None:
-    """Refuse a vocabulary lacking a byte, or merges using or making unknown tokens."""
+def check_model(
+    vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]], special_ids: Iterable[int] = ()
+) -> None:
+    """Refuse a vocabulary lacking a byte, or merges using or making unknown tokens.
+
+    A merge's halves must be ordinary tokens: a byte, made by a merge, or held by an id
+    that is not a special token's (a special token is never part of a word).
+    """
     known = set(vocab.values())
     missing = [b for b in range(256) if bytes([b]) not in known]
     if missing:
         raise PureBPEError(
             f"no token for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing)"
         )
+    specials = set(special_ids)
+    ordinary = {token for tid, token in vocab.items() if tid not in specials}
+    ordinary.update(left + right for left, right in merges)
     for rank, (left, right) in enumerate(merges):
         for part in (left, right, left + right):
             if part not in known:
                 raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) needs {part!r}, not in the vocab")
+        for part in (left, right):
+            if len(part) > 1 and part not in ordinary:
+                raise PureBPEError(
+                    f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which only a special token is"
+                )
 
 
 def special_text(token: bytes, tid: int) -> str:
@@ -86,6 +134,7 @@ def assemble(
     pretokenizer: Pretokenizer,
 ) -> BPEModel:
     """The checked model; ``special_ids`` name the vocab entries that are special tokens."""
-    check_model(vocab, merges)
+    check_dense_ids(vocab, len(vocab))
+    check_model(vocab, merges, special_ids)
     specials = tuple(special_text(vocab[tid], tid) for tid in sorted(special_ids))
     return BPEModel(dict(sorted(vocab.items())), merges, specials, pretokenizer)

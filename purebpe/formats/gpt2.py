@@ -11,25 +11,40 @@ The special tokens are the vocab entries that are neither a single byte nor made
 merge (``<|endoftext|>`` in GPT-2's files), or entries not spelled in the byte alphabet.
 A model trained with ``pretokenizer="none"`` says so in the header line
 (``#version: 0.2 pretokenizer=none``), which other readers skip.
+
+The two files are one output: ``merges.txt``'s header records the SHA-256 of the
+``vocab.json`` saved with it (``vocab-sha256=...``), and a save renames ``merges.txt``
+into place first. A save interrupted between the two renames, or files mixed by hand,
+leave a ``vocab.json`` the header does not match, and loading refuses the pair (files
+without the field, such as GPT-2's own, are read as they are).
 """
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Dict, List, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
-from .._atomic import write_text
+from .._atomic import digest, file_digest, write_files
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import Pattern, Pretokenizer, pretokenizer_from_json
-from .bytelevel import MERGES_HEADER, assemble, read_json, tokens_by_bytes, unmerged_tokens
+from .bytelevel import (
+    MERGES_HEADER,
+    assemble,
+    literal_token,
+    read_json,
+    special_text,
+    tokens_by_bytes,
+    unmerged_tokens,
+)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 FILES = ("vocab.json", "merges.txt")
 _PRETOKENIZER_TAG = "pretokenizer="
+_VOCAB_DIGEST_TAG = "vocab-sha256="
 
 
 def recognises(path: Path) -> bool:
@@ -61,9 +76,11 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     if model.pretokenizer != "gpt2":
         header += f" {_PRETOKENIZER_TAG}{model.pretokenizer}"  # a name: no spaces
     lines = [header] + [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges]
+    vocab_data = (json.dumps(ordered, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    lines[0] += f" {_VOCAB_DIGEST_TAG}{digest(vocab_data)}"
     vocab_path, merges_path = directory / FILES[0], directory / FILES[1]
-    write_text(vocab_path, json.dumps(ordered, ensure_ascii=False, indent=1) + "\n")
-    write_text(merges_path, "\n".join(lines) + "\n")
+    # merges.txt first: a crash before vocab.json follows leaves a detectable mismatch.
+    write_files([(merges_path, ("\n".join(lines) + "\n").encode("utf-8")), (vocab_path, vocab_data)])
     return [vocab_path, merges_path]
 
 
@@ -74,17 +91,42 @@ def load(path: Path) -> BPEModel:
 
 def read_files(vocab_path: PathLike, merges_path: PathLike) -> BPEModel:
     """The model in a ``vocab.json`` and a ``merges.txt``; errors name the bad file."""
-    vocab_file, merges_file = Path(vocab_path), Path(merges_path)
+    vocab, merges, special_ids, pretokenizer = _read_pair(Path(vocab_path), Path(merges_path))
+    try:
+        return assemble(vocab, merges, special_ids, pretokenizer)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{vocab_path} + {Path(merges_path).name}: {exc}") from None
+
+
+def read_vocab_and_merges(
+    vocab_path: PathLike, merges_path: PathLike
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[str], Pretokenizer]:
+    """``(vocab, merges, special tokens, pretokenizer)`` as the files hold them, unchecked
+    as a model: a vocab may lack bytes (Stanford CS336's toy vocab), as a Tokenizer's may."""
+    vocab, merges, special_ids, pretokenizer = _read_pair(Path(vocab_path), Path(merges_path))
+    try:
+        specials = [special_text(vocab[tid], tid) for tid in special_ids]
+    except PureBPEError as exc:
+        raise PureBPEError(f"{vocab_path}: {exc}") from None
+    return vocab, merges, specials, pretokenizer
+
+
+def _read_pair(
+    vocab_file: Path, merges_file: Path
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[int], Pretokenizer]:
+    """The files' vocab, merges, special token ids and pretokenizer."""
     for needed in (vocab_file, merges_file):
         if not needed.is_file():
             raise PureBPEError(f"{needed}: no such file (GPT-2 format needs vocab.json and merges.txt)")
     vocab, literal_ids = _read_vocab(vocab_file)
-    merges, pretokenizer = _read_merges(merges_file)
-    specials = sorted(set(unmerged_tokens(vocab, merges)) | literal_ids)
-    try:
-        return assemble(vocab, merges, specials, pretokenizer)
-    except PureBPEError as exc:
-        raise PureBPEError(f"{vocab_file} + {merges_file.name}: {exc}") from None
+    merges, pretokenizer, vocab_digest = _read_merges(merges_file)
+    if vocab_digest is not None and vocab_digest != file_digest(vocab_file):
+        raise PureBPEError(
+            f"{vocab_file} and {merges_file}: not saved together ({merges_file.name} records "
+            f"another {vocab_file.name}: an interrupted save or files mixed by hand; save the "
+            f"model again, or delete the {_VOCAB_DIGEST_TAG} field to pair them anyway)"
+        )
+    return vocab, merges, sorted(set(unmerged_tokens(vocab, merges)) | literal_ids), pretokenizer
 
 
 def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:
@@ -102,17 +144,19 @@ def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:
         try:
             vocab[tid] = decode_token(key)
         except PureBPEError:
-            vocab[tid] = key.encode("utf-8")  # written literally, as HF writes added tokens
+            vocab[tid] = literal_token(key, path)  # written literally, as HF writes added tokens
             literal_ids.add(tid)
     return vocab, literal_ids
 
 
-def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer]:
+def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer, Optional[str]]:
+    """The merges, the pre-tokenizer and the recorded digest of vocab.json (if any)."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise PureBPEError(f"{path}: not a GPT-2 merges.txt (not UTF-8: {exc.reason})") from None
     pretokenizer = "gpt2"
+    vocab_digest: Optional[str] = None
     merges: List[Tuple[bytes, bytes]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip("\r")
@@ -120,6 +164,8 @@ def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer]:
             for field in line.split()[2:]:
                 if field.startswith(_PRETOKENIZER_TAG):
                     pretokenizer = field[len(_PRETOKENIZER_TAG) :]
+                elif field.startswith(_VOCAB_DIGEST_TAG):
+                    vocab_digest = field[len(_VOCAB_DIGEST_TAG) :]
             continue
         if not line:
             continue
@@ -130,4 +176,4 @@ def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer]:
             merges.append((decode_token(parts[0]), decode_token(parts[1])))
         except PureBPEError as exc:
             raise PureBPEError(f"{path}, line {number}: {exc}") from None
-    return merges, pretokenizer_from_json(pretokenizer, f"{path}, line 1")
+    return merges, pretokenizer_from_json(pretokenizer, f"{path}, line 1"), vocab_digest

@@ -33,7 +33,7 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
-from .bytelevel import assemble, read_json, tokens_by_bytes
+from .bytelevel import assemble, is_id, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.json",)
 
@@ -159,7 +159,7 @@ def _read(document: Any) -> BPEModel:
 
     vocab: Dict[int, bytes] = {}
     for key, tid in model["vocab"].items():
-        if not isinstance(tid, int) or tid < 0 or tid in vocab:
+        if not is_id(tid) or tid in vocab:
             raise PureBPEError(f"model vocab gives token {key!r} the id {tid!r} (not a new int >= 0)")
         vocab[tid] = decode_token(key)
     merges: List[Tuple[bytes, bytes]] = []
@@ -172,6 +172,8 @@ def _read(document: Any) -> BPEModel:
     special_ids = []
     for added in document.get("added_tokens") or []:
         tid, content = added["id"], added["content"]
+        if not is_id(tid) or not isinstance(content, str):
+            raise PureBPEError(f"added token {added!r} is not {{\"id\": int >= 0, \"content\": str}}")
         if tid in vocab and vocab[tid] != content.encode("utf-8"):
             raise PureBPEError(f"added token {content!r} has id {tid}, which the model vocab gives to {vocab[tid]!r}")
         vocab[tid] = content.encode("utf-8")

@@ -21,6 +21,7 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
+from .bytelevel import check_dense_ids, check_model, is_id, literal_token
 
 FILES = ("purebpe.json",)
 VERSION = 1
@@ -73,21 +74,37 @@ def load(path: Path) -> BPEModel:
     if document.get("version") != VERSION:
         raise PureBPEError(f"{path}: unsupported purebpe file version {document.get('version')!r}")
     try:
-        vocab: Dict[int, bytes] = {int(k): decode_token(v) for k, v in document["vocab"].items()}
-        merges: List[Tuple[bytes, bytes]] = [
-            (decode_token(left), decode_token(right)) for left, right in document["merges"]
-        ]
-        specials: Dict[str, int] = dict(document["special_tokens"])
-        recorded = document["pretokenizer"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise PureBPEError(f"{path}: malformed purebpe file ({exc})") from None
-    pretokenizer = pretokenizer_from_json(recorded, str(path))
+        return _read(document)
+    except PureBPEError as exc:
+        raise PureBPEError(f"{path}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise PureBPEError(f"{path}: malformed purebpe file ({type(exc).__name__}: {exc})") from None
+
+
+def _read(document: Dict[str, Any]) -> BPEModel:
+    vocab_field, merges_field, specials = document["vocab"], document["merges"], document["special_tokens"]
+    if not isinstance(vocab_field, dict) or not isinstance(specials, dict):
+        raise PureBPEError("\"vocab\" and \"special_tokens\" must be JSON objects")
+    if not isinstance(merges_field, list):
+        raise PureBPEError("\"merges\" must be a list of [left, right] pairs")
+    vocab: Dict[int, bytes] = {}
+    for key, token in vocab_field.items():
+        tid = int(key)
+        if tid < 0 or str(tid) != key:
+            raise PureBPEError(f"vocab key {key!r} is not an id (an int >= 0)")
+        vocab[tid] = decode_token(token)
+    merges: List[Tuple[bytes, bytes]] = []
+    for merge in merges_field:
+        if not isinstance(merge, list) or len(merge) != 2:
+            raise PureBPEError(f"merge {merge!r} is not a [left, right] pair")
+        merges.append((decode_token(merge[0]), decode_token(merge[1])))
+    pretokenizer = pretokenizer_from_json(document["pretokenizer"], "pretokenizer")
     for text, tid in specials.items():
+        if not is_id(tid):
+            raise PureBPEError(f"special token {text!r} has id {tid!r}, not an int >= 0")
         if tid in vocab:
-            raise PureBPEError(f"{path}: id {tid} is used by a token and by special {text!r}")
-        vocab[int(tid)] = text.encode("utf-8")
-    known = set(vocab.values())
-    for left, right in merges:
-        if left + right not in known:
-            raise PureBPEError(f"{path}: merge ({left!r}, {right!r}) makes a token not in the vocab")
+            raise PureBPEError(f"id {tid} is used by a token and by special {text!r}")
+        vocab[tid] = literal_token(text, Path("special_tokens"))
+    check_dense_ids(vocab, len(vocab))
+    check_model(vocab, merges, specials.values())
     return BPEModel(dict(sorted(vocab.items())), merges, tuple(specials), pretokenizer)

@@ -30,18 +30,25 @@ cannot be written: tiktoken keeps only the matches of its pattern, and drops the
 between them that HF's "isolated" split keeps. Reading recovers the merges: a token's merge is the two tokens its bytes
 encode to with the merges of lower rank (exact for files written from a trained BPE
 model). Without the sidecar the model has no special tokens and the GPT-2 pattern.
+
+The two files are one output: the sidecar records the SHA-256 of the ranks file saved
+with it (``"ranks_sha256"``, which tiktoken does not read), and a save renames the sidecar
+into place first. A save interrupted between the two renames, or files mixed by hand,
+leave ranks the sidecar does not match, and loading refuses the pair.
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import importlib
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
-from .._atomic import write_text
+from .._atomic import digest, file_digest, write_files
 from ..core import apply_merges, pack_pair
 from ..errors import PureBPEError
 from ..model import BPEModel
@@ -52,9 +59,11 @@ from ..pretokenize import (
     pretokenizer_from_json,
     pretokenizer_to_json,
 )
-from .bytelevel import assemble, read_json, tokens_by_bytes, unmerged_tokens
+from .bytelevel import assemble, is_id, literal_token, read_json, tokens_by_bytes, unmerged_tokens
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
+#: The sidecar's record of the ranks file it belongs with.
+_RANKS_DIGEST = "ranks_sha256"
 
 
 
@@ -67,7 +76,9 @@ def tiktoken_encoding(path: Union[str, "os.PathLike[str]"], name: str = "purebpe
     tiktoken = importlib.import_module("tiktoken")
     load_tiktoken_bpe = importlib.import_module("tiktoken.load").load_tiktoken_bpe
     ranks_path = Path(path) / FILES[0] if Path(path).is_dir() else Path(path)
-    sidecar = read_json(ranks_path.with_name(ranks_path.name + ".json"), "tiktoken sidecar")
+    sidecar_path = ranks_path.with_name(ranks_path.name + ".json")
+    sidecar = read_json(sidecar_path, "tiktoken sidecar")
+    _check_pair(ranks_path, sidecar_path, sidecar)
     return tiktoken.Encoding(
         name=name,
         pat_str=sidecar["pat_str"],
@@ -90,21 +101,53 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
         )
     by_bytes = tokens_by_bytes(model, "tiktoken")
     _check_rank_order(model, by_bytes)
+    _check_no_special_prefixes(model.special_tokens)
     lines = [
         f"{base64.b64encode(token).decode('ascii')} {tid}"
         for token, tid in sorted(by_bytes.items(), key=lambda item: item[1])
     ]
     special_ids = model.special_ids()
-    sidecar = {
+    sidecar: Dict[str, Any] = {
         "pretokenizer": pretokenizer_to_json(model.pretokenizer),
         "pat_str": pattern_string(model.pretokenizer),
         "special_tokens": dict(sorted(special_ids.items(), key=lambda item: item[1])),
         "explicit_n_vocab": max(model.vocab) + 1,
     }
+    ranks_data = ("\n".join(lines) + "\n").encode("utf-8")
+    sidecar[_RANKS_DIGEST] = digest(ranks_data)
     ranks_path, sidecar_path = directory / FILES[0], directory / FILES[1]
-    write_text(ranks_path, "\n".join(lines) + "\n")
-    write_text(sidecar_path, json.dumps(sidecar, ensure_ascii=False, indent=1) + "\n")
+    # The sidecar first: a crash before the ranks follow leaves a detectable mismatch.
+    sidecar_data = (json.dumps(sidecar, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    write_files([(sidecar_path, sidecar_data), (ranks_path, ranks_data)])
     return [ranks_path, sidecar_path]
+
+
+def _check_pair(ranks_path: Path, sidecar_path: Path, sidecar: Any) -> None:
+    """Refuse ranks that are not the ones the sidecar was saved with."""
+    recorded = sidecar.get(_RANKS_DIGEST) if isinstance(sidecar, dict) else None
+    if recorded is not None and ranks_path.is_file() and recorded != file_digest(ranks_path):
+        raise PureBPEError(
+            f"{ranks_path} and {sidecar_path}: not saved together ({sidecar_path.name} records "
+            f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
+            f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
+        )
+
+
+def _check_no_special_prefixes(special_tokens: Tuple[str, ...]) -> None:
+    """Refuse special tokens one of which starts another (``<a>`` and ``<a><b>``).
+
+    purebpe, like HF, takes the longest special token that matches; tiktoken takes the first
+    of its alternation, whose order is that of its hash table, so either may win and no
+    order written in the sidecar can fix it. Only a prefix matters: a special token that
+    merely overlaps another starts elsewhere, and both take the leftmost.
+    """
+    ordered = sorted(special_tokens)
+    for shorter, longer in zip(ordered, ordered[1:]):  # a prefix sorts just before its extensions
+        if longer.startswith(shorter):
+            raise PureBPEError(
+                f"cannot write the tiktoken format: special token {shorter!r} starts {longer!r}, "
+                "and tiktoken may match the shorter one where purebpe matches the longer one"
+            )
 
 
 def _check_rank_order(model: BPEModel, by_bytes: Dict[bytes, int]) -> None:
@@ -133,58 +176,69 @@ def load(path: Path) -> BPEModel:
         ranks_path, sidecar_path = path.with_name(path.name[: -len(".json")]), path
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
-    ranks = _read_ranks(ranks_path)
+    ranks = read_ranks_file(ranks_path)
     pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
     if sidecar_path.exists():
-        pretokenizer, specials = _read_sidecar(sidecar_path)
+        pretokenizer, specials = _read_sidecar(sidecar_path, ranks_path)
     vocab = {rank: token for token, rank in ranks.items()}
     for text, tid in specials.items():
         if tid in vocab:
             raise PureBPEError(f"{sidecar_path}: special token {text!r} has id {tid}, a rank in {ranks_path.name}")
-        vocab[tid] = text.encode("utf-8")
+        vocab[tid] = literal_token(text, sidecar_path)
     try:
-        merges = _recover_merges(ranks)
+        merges = recover_merges(ranks)
         return assemble(vocab, merges, list(specials.values()), pretokenizer)
     except PureBPEError as exc:
         raise PureBPEError(f"{ranks_path}: {exc}") from None
 
 
-def _read_ranks(path: Path) -> Dict[bytes, int]:
+def read_ranks_file(path: Path) -> Dict[bytes, int]:
+    """``{token bytes: rank}`` from a ranks file; a ``.gz`` name is read through gzip."""
     if not path.is_file():
         raise PureBPEError(f"{path}: no such file")
+    opener = gzip.open if path.name.endswith(".gz") else open
     ranks: Dict[bytes, int] = {}
-    with open(path, "rb") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            fields = line.split()
-            try:
-                if len(fields) != 2:
-                    raise ValueError("expected 2 fields")
-                token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
-            except (ValueError, binascii.Error) as exc:
-                raise PureBPEError(
-                    f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
-                ) from None
-            if token in ranks or rank < 0:
-                raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
-            ranks[token] = rank
+    number = 0
+    try:
+        with opener(path, "rb") as f:
+            for number, line in enumerate(f, start=1):
+                _add_rank_line(ranks, line, path, number)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise PureBPEError(f"{path}, line {number + 1}: cannot read ({exc})") from None
     if len(set(ranks.values())) != len(ranks):
         raise PureBPEError(f"{path}: two tokens share a rank")
     return ranks
 
 
-def _read_sidecar(path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
-    document = read_json(path, "tiktoken sidecar")
+def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int) -> None:
+    if not line.strip():
+        return
+    fields = line.split()
     try:
-        recorded = document.get("pretokenizer", "gpt2")
-        specials = {str(text): int(tid) for text, tid in document.get("special_tokens", {}).items()}
-    except (AttributeError, TypeError, ValueError) as exc:
-        raise PureBPEError(f"{path}: malformed tiktoken sidecar ({exc})") from None
-    return pretokenizer_from_json(recorded, str(path)), specials
+        if len(fields) != 2:
+            raise ValueError("expected 2 fields")
+        token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
+    except (ValueError, binascii.Error) as exc:
+        raise PureBPEError(
+            f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
+        ) from None
+    if token in ranks or rank < 0:
+        raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
+    ranks[token] = rank
 
 
-def _recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
+def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
+    document = read_json(path, "tiktoken sidecar")
+    if not isinstance(document, dict):
+        raise PureBPEError(f"{path}: malformed tiktoken sidecar (not a JSON object)")
+    _check_pair(ranks_path, path, document)
+    specials = document.get("special_tokens", {})
+    if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
+        raise PureBPEError(f"{path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})")
+    return pretokenizer_from_json(document.get("pretokenizer", "gpt2"), str(path)), specials
+
+
+def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
     """The merges behind ``ranks``: each multi-byte token, in rank order, split in two.
 
     A token's two halves are what its bytes encode to with the merges found so far

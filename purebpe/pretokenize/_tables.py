@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 import re
 from collections import Counter
-from typing import Dict, Iterable, List, Protocol, Tuple
+from typing import Callable, Dict, Iterable, List, Protocol, Tuple
 
 from ._unicode_classes import (
     CASELESS_RANGES,
@@ -129,6 +129,19 @@ def re_class_body(ranges: Ranges, bmp_only: bool) -> str:
     return "".join(parts)
 
 
+def compiled_forms(re_source: Callable[[bool], str]) -> Callable[[bool], "re.Pattern[str]"]:
+    """``form(bmp_only)``: a pattern's ``re`` form, compiled on first use (~20 ms each)."""
+    cache: Dict[bool, "re.Pattern[str]"] = {}
+
+    def form(bmp_only: bool) -> "re.Pattern[str]":
+        pattern = cache.get(bmp_only)
+        if pattern is None:
+            pattern = cache[bmp_only] = re.compile(re_source(bmp_only))
+        return pattern
+
+    return form
+
+
 def re_split(
     text: str, bmp: "re.Pattern[str]", full: "re.Pattern[str]", line_start_ok: "LineStartRule"
 ) -> List[str]:
@@ -207,6 +220,32 @@ def certainly_not_space(buf: bytes, i: int) -> bool:
 #: How many candidate bytes a cut search looks at before it gives up (cuts are an
 #: optimisation of memory: failing to find one only means reading on).
 CUT_TRIES = 64
+
+
+def newline_space_or_class_cut(
+    buf: bytes, end: int, joins_after_newline: bytes, safe_between: "PairRule"
+) -> int:
+    """The cuts cl100k and o200k share (their modules give the argument), last first:
+
+    just after a ``\n`` that a certain non-space starts the next line with (unless it is
+    one of ``joins_after_newline``); else just before a U+0020 that an ASCII graphic
+    character precedes; else between two characters ``safe_between`` allows.
+    """
+    i = buf.rfind(b"\n", 0, end)
+    tries = 0
+    while i >= 0 and tries < CUT_TRIES:
+        if buf[i + 1 : i + 2] not in joins_after_newline and certainly_not_space(buf, i + 1):
+            return i + 1
+        i = buf.rfind(b"\n", 0, i)
+        tries += 1
+    i = buf.rfind(b" ", 1, end + 1)
+    tries = 0
+    while i > 0 and tries < CUT_TRIES:
+        if 0x21 <= buf[i - 1] <= 0x7E:
+            return i
+        i = buf.rfind(b" ", 1, i)
+        tries += 1
+    return last_class_change(buf, end, safe_between)
 
 
 class PairRule(Protocol):

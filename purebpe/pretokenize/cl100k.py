@@ -37,19 +37,17 @@ Cuts that change nothing (:func:`safe_cut`):
 """
 from __future__ import annotations
 
-import re
-from typing import Dict, List
+from typing import List
 
 from ._tables import (
     CLASS_OF,
-    CUT_TRIES,
     LETTER,
     NUMBER,
     OTHER,
     WHITESPACE,
     TokenSink,
-    certainly_not_space,
-    last_class_change,
+    compiled_forms,
+    newline_space_or_class_cut,
     re_class_body,
     re_split as re_split_segments,
 )
@@ -156,14 +154,7 @@ def re_source(bmp_only: bool) -> str:
     )
 
 
-_re_cache: Dict[bool, "re.Pattern[str]"] = {}
-
-
-def _re_compiled(bmp_only: bool) -> "re.Pattern[str]":
-    pattern = _re_cache.get(bmp_only)
-    if pattern is None:
-        pattern = _re_cache[bmp_only] = re.compile(re_source(bmp_only))
-    return pattern
+_re_form = compiled_forms(re_source)
 
 
 def _line_start_ok(char: str) -> bool:
@@ -173,7 +164,7 @@ def _line_start_ok(char: str) -> bool:
 
 def re_split(text: str) -> List[str]:
     """The pre-tokens of ``text`` by the standard library's ``re``."""
-    return re_split_segments(text, _re_compiled(True), _re_compiled(False), _line_start_ok)
+    return re_split_segments(text, _re_form(True), _re_form(False), _line_start_ok)
 
 
 def _class_change(before: str, after: str) -> bool:
@@ -183,21 +174,7 @@ def _class_change(before: str, after: str) -> bool:
 
 def safe_cut(buf: bytes, end: int) -> int:
     """The last cut at or before byte ``end`` that leaves the tokens unchanged, or -1."""
-    i = buf.rfind(b"\n", 0, end)
-    tries = 0
-    while i >= 0 and tries < CUT_TRIES:
-        if certainly_not_space(buf, i + 1):
-            return i + 1
-        i = buf.rfind(b"\n", 0, i)
-        tries += 1
-    i = buf.rfind(b" ", 1, end + 1)
-    tries = 0
-    while i > 0 and tries < CUT_TRIES:
-        if 0x21 <= buf[i - 1] <= 0x7E:
-            return i
-        i = buf.rfind(b" ", 1, i)
-        tries += 1
-    return last_class_change(buf, end, _class_change)
+    return newline_space_or_class_cut(buf, end, b"", _class_change)
 
 
 __all__ = ["PATTERN", "contraction_end", "re_source", "re_split", "safe_cut", "scan"]

@@ -39,8 +39,7 @@ Cuts that change nothing (:func:`safe_cut`):
 """
 from __future__ import annotations
 
-import re
-from typing import Dict, List
+from typing import List
 
 from ._tables import (
     CASED_CLASS_OF,
@@ -51,10 +50,9 @@ from ._tables import (
     CASED_OTHER,
     CASED_UPPER,
     CASED_WHITESPACE,
-    CUT_TRIES,
     TokenSink,
-    certainly_not_space,
-    last_class_change,
+    compiled_forms,
+    newline_space_or_class_cut,
     re_class_body,
     re_split as re_split_segments,
 )
@@ -209,14 +207,7 @@ def re_source(bmp_only: bool) -> str:
     )
 
 
-_re_cache: Dict[bool, "re.Pattern[str]"] = {}
-
-
-def _re_compiled(bmp_only: bool) -> "re.Pattern[str]":
-    pattern = _re_cache.get(bmp_only)
-    if pattern is None:
-        pattern = _re_cache[bmp_only] = re.compile(re_source(bmp_only))
-    return pattern
+_re_form = compiled_forms(re_source)
 
 
 def _line_start_ok(char: str) -> bool:
@@ -226,7 +217,7 @@ def _line_start_ok(char: str) -> bool:
 
 def re_split(text: str) -> List[str]:
     """The pre-tokens of ``text`` by the standard library's ``re``."""
-    return re_split_segments(text, _re_compiled(True), _re_compiled(False), _line_start_ok)
+    return re_split_segments(text, _re_form(True), _re_form(False), _line_start_ok)
 
 
 _LETTER_OR_NUMBER = 1 << CASED_UPPER | 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_NUMBER
@@ -245,21 +236,7 @@ def _class_change(before: str, after: str) -> bool:
 
 def safe_cut(buf: bytes, end: int) -> int:
     """The last cut at or before byte ``end`` that leaves the tokens unchanged, or -1."""
-    i = buf.rfind(b"\n", 0, end)
-    tries = 0
-    while i >= 0 and tries < CUT_TRIES:
-        if buf[i + 1] != 0x2F and certainly_not_space(buf, i + 1):
-            return i + 1
-        i = buf.rfind(b"\n", 0, i)
-        tries += 1
-    i = buf.rfind(b" ", 1, end + 1)
-    tries = 0
-    while i > 0 and tries < CUT_TRIES:
-        if 0x21 <= buf[i - 1] <= 0x7E:
-            return i
-        i = buf.rfind(b" ", 1, i)
-        tries += 1
-    return last_class_change(buf, end, _class_change)
+    return newline_space_or_class_cut(buf, end, b"/", _class_change)
 
 
 __all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "word_end"]

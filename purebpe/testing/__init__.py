@@ -5,7 +5,8 @@ Needs ``hypothesis`` (``pip install purebpe[test]``).
 * Strategies (:mod:`purebpe.testing.strategies`): :func:`corpora`, :func:`texts`,
   :func:`special_tokens`, :func:`vocab_sizes`, :func:`mask_lengths`, with the nasty
   cases built in.
-* Checks (:mod:`purebpe.testing.checks`): :func:`check_trainer`, :func:`check_tokenizer`,
+* Checks (:mod:`purebpe.testing.checks`): :func:`check_trainer`,
+  :func:`check_trainer_from_counts`, :func:`check_tokenizer`,
   :func:`check_mask_generator` take your callable, run every property under Hypothesis
   and raise an ``AssertionError`` with the minimal counterexample as a runnable snippet.
 * A pytest plugin (:mod:`purebpe.testing.plugin`), inert unless asked:
@@ -23,13 +24,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pytest
 
-    from .checks import check_mask_generator, check_tokenizer, check_trainer, conformance
+    from .checks import (
+        check_mask_generator,
+        check_tokenizer,
+        check_trainer,
+        check_trainer_from_counts,
+        conformance,
+    )
     from .strategies import corpora, mask_lengths, special_tokens, texts, vocab_sizes
 
 __all__ = [
     "check_mask_generator",
     "check_tokenizer",
     "check_trainer",
+    "check_trainer_from_counts",
     "conformance",
     "corpora",
     "mask_lengths",
@@ -43,6 +51,7 @@ _LAZY = {
     "check_mask_generator": "checks",
     "check_tokenizer": "checks",
     "check_trainer": "checks",
+    "check_trainer_from_counts": "checks",
     "conformance": "checks",
     "corpora": "strategies",
     "mask_lengths": "strategies",

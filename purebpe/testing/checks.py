@@ -1,10 +1,11 @@
 """Conformance checks any BPE implementation can run on itself.
 
-Three kinds of implementation, one function each::
+Four kinds of implementation, one function each::
 
-    from purebpe.testing import check_trainer, check_tokenizer, check_mask_generator
+    from purebpe.testing import check_trainer, check_trainer_from_counts, check_tokenizer, check_mask_generator
 
     check_trainer(my_module.train_bpe)            # (input_path, vocab_size, special_tokens) -> (vocab, merges)
+    check_trainer_from_counts(my_module.train)    # ({word_bytes: count}, vocab_size, special_tokens) -> (vocab, merges)
     check_tokenizer(my_module.Tokenizer)          # (vocab, merges, special_tokens) -> tokenizer
     check_mask_generator(my_module.mask_scheme)   # (rng, seq_len) -> [(start, length), ...]
 
@@ -30,11 +31,13 @@ from ..wakong import MAX_SPAN, PROPOSED_MASK_RATE
 from .harness import Check, Outcome, raise_failures, run_checks
 from .masker_checks import MASKED_FRACTION, MaskFn, masker_checks
 from .tokenizer_checks import Factory, tokenizer_checks
-from .trainer_checks import TrainFn, trainer_checks
+from .isolation import DEFAULT_TIME_LIMIT
+from .trainer_checks import CountsTrainFn, TrainFn, trainer_checks
 
 #: The kinds of implementation, and what each kind's callable is.
 KINDS: Dict[str, str] = {
     "trainer": "train_bpe(input_path, vocab_size, special_tokens) -> (vocab, merges)",
+    "counts-trainer": "train_from_counts(word_counts, vocab_size, special_tokens) -> (vocab, merges)",
     "tokenizer": "factory(vocab, merges, special_tokens) -> object with encode, decode, encode_iterable",
     "masker": "mask_scheme(rng, seq_len) -> sorted [(start, length), ...]",
 }
@@ -46,11 +49,16 @@ def checks_for(
     *,
     semantics: str = "cs336",
     properties: Optional[Collection[str]] = None,
+    spec: Optional[str] = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
 ) -> List[Check]:
     """The properties of ``fn`` as an implementation of ``kind`` (one of :data:`KINDS`),
-    all of them or those named in ``properties``."""
-    if kind == "trainer":
-        checks = trainer_checks(fn, semantics)
+    all of them or those named in ``properties``. ``spec`` (``"module:function"``, found
+    when not given) lets a trainer run in worker processes; ``time_limit`` bounds each
+    call of a trainer, in seconds."""
+    if kind in ("trainer", "counts-trainer"):
+        level = "counts" if kind == "counts-trainer" else "text"
+        checks = trainer_checks(fn, semantics, level=level, spec=spec, time_limit=time_limit)
     elif kind == "tokenizer":
         checks = tokenizer_checks(fn)
     elif kind == "masker":
@@ -79,11 +87,14 @@ def conformance(
     properties: Optional[Collection[str]] = None,
     settings: Optional[Settings] = None,
     progress: Progress = False,
+    spec: Optional[str] = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
 ) -> List[Outcome]:
     """Run the properties of ``kind`` (all, or those named in ``properties``) on ``fn``
     and return the outcomes; a failed property does not raise (``purebpe conformance``
     prints the outcomes as a table)."""
-    return run_checks(checks_for(kind, fn, semantics=semantics, properties=properties), settings, progress)
+    checks = checks_for(kind, fn, semantics=semantics, properties=properties, spec=spec, time_limit=time_limit)
+    return run_checks(checks, settings, progress)
 
 
 def check_trainer(
@@ -92,6 +103,8 @@ def check_trainer(
     semantics: str = "cs336",
     properties: Optional[Collection[str]] = None,
     settings: Optional[Settings] = None,
+    spec: Optional[str] = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
 ) -> None:
     """Check a trainer with the CS336 signature against purebpe's canonical BPE.
 
@@ -99,12 +112,41 @@ def check_trainer(
     ``{id: token_bytes}`` and ``[(left_bytes, right_bytes), ...]``. With
     ``semantics="cs336"`` the merges must equal purebpe's as a list and the vocab as a
     multiset of byte strings (ids may be laid out differently); ``"purebpe"`` demands
-    the exact ids too. Also checked: ids ``0..n-1``, the vocab size, that the vocab is
-    exactly the bytes, the special tokens and the merge results, merge order, and
-    determinism. Raises ``AssertionError`` with a counterexample per failed property.
-    ``properties`` names the ones to run (default: all).
+    the exact ids too; ``"hf"`` compares with Hugging Face ``tokenizers``' rules (ties to
+    the smallest ids, special tokens counted as text). Also checked: ids ``0..n-1``, the
+    vocab size, that the vocab is exactly the bytes, the special tokens and the merge
+    results, merge order, determinism (across processes with different
+    ``PYTHONHASHSEED`` too, when ``train_fn`` is importable as ``spec``), and
+    ``min_frequency`` and ``max_token_length`` when ``train_fn`` takes them. A call that
+    takes longer than ``time_limit`` seconds fails its property. Raises
+    ``AssertionError`` with a counterexample per failed property. ``properties`` names
+    the ones to run (default: all).
     """
-    checks = checks_for("trainer", train_fn, semantics=semantics, properties=properties)
+    checks = checks_for(
+        "trainer", train_fn, semantics=semantics, properties=properties, spec=spec, time_limit=time_limit
+    )
+    raise_failures("the trainer", run_checks(checks, settings))
+
+
+def check_trainer_from_counts(
+    train_fn: CountsTrainFn,
+    *,
+    semantics: str = "cs336",
+    properties: Optional[Collection[str]] = None,
+    settings: Optional[Settings] = None,
+    spec: Optional[str] = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+) -> None:
+    """Check a trainer that takes word counts: ``train_fn(word_counts, vocab_size,
+    special_tokens) -> (vocab, merges)`` with ``word_counts = {word_bytes: count}``.
+
+    The properties of :func:`check_trainer` but "real text", on word counts drawn up to
+    2**63, so that pair counts past 2**31, 2**32 and 2**63 are checked without
+    gigabytes of text. Options as :func:`check_trainer`.
+    """
+    checks = checks_for(
+        "counts-trainer", train_fn, semantics=semantics, properties=properties, spec=spec, time_limit=time_limit
+    )
     raise_failures("the trainer", run_checks(checks, settings))
 
 

@@ -26,7 +26,7 @@ import time
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 import attr
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, Phase, example, given
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
@@ -40,12 +40,17 @@ T = TypeVar("T")
 DEFAULT_MAX_EXAMPLES = 50
 
 
+#: Every phase but ``explain``, which reruns variations of a failing case to say which parts
+#: of it matter: a third of the time of a failing property, for a note the report omits.
+FAST_PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
+
 #: Health checks the suite turns off: its cases are slow and large by design.
 SUPPRESSED = (HealthCheck.too_slow, HealthCheck.data_too_large)
 
 
 def default_settings(max_examples: int = DEFAULT_MAX_EXAMPLES) -> Settings:
-    """Fast, reproducible settings: fixed seed, no deadline, no example database on disk.
+    """Fast, reproducible settings: fixed seed, no deadline, no example database on disk,
+    no ``explain`` phase (:data:`FAST_PHASES`).
 
     ``derandomize=True`` makes every run try the same examples, so a result in a report
     can be reproduced; ``database=None`` keeps the checks from writing ``.hypothesis/``
@@ -53,6 +58,7 @@ def default_settings(max_examples: int = DEFAULT_MAX_EXAMPLES) -> Settings:
     """
     return Settings(
         max_examples=max_examples,
+        phases=FAST_PHASES,
         deadline=None,
         derandomize=True,
         database=None,
@@ -123,6 +129,20 @@ class Counterexample(AssertionError):
         return "\n".join(lines)
 
 
+class TimeLimitExceeded(BaseException):
+    """The implementation did not return within the time limit.
+
+    A ``BaseException``, so that Hypothesis reports it at once instead of shrinking the
+    case (each try would wait the whole limit again): the case is reported as found.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no result within {seconds:g} s: the call hangs, or is far too slow")
+        self.seconds = seconds
+        self.case: Sequence[Tuple[str, Any]] = ()
+        self.reproduce: Sequence[str] = ()
+
+
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Check:
     """One property: a name for the report, what it means, and how to run it."""
@@ -166,8 +186,10 @@ def property_check(
     verify: Callable[[T], None],
     describe: Callable[[T], Sequence[Tuple[str, Any]]],
     reproduce: Callable[[T], Sequence[str]] = lambda case: (),
+    examples: Sequence[T] = (),
 ) -> Check:
-    """A :class:`Check` that runs ``verify`` on cases drawn from ``cases``.
+    """A :class:`Check` that runs ``verify`` on ``examples`` (tried first, as they are),
+    then on cases drawn from ``cases``.
 
     ``verify`` raises ``AssertionError`` (its message is the reason, first line, and the
     details, further lines) when the property fails; any other exception it lets through
@@ -177,17 +199,21 @@ def property_check(
     """
 
     def run(settings: Settings) -> None:
-        @Settings(settings)
-        @given(cases)
         def holds(case: T) -> None:
             try:
                 verify(case)
+            except TimeLimitExceeded as exc:
+                exc.case, exc.reproduce = describe(case), reproduce(case)
+                raise
             except (HypothesisException, Counterexample):
                 raise
             except Exception as exc:  # the implementation's wrong answer, or its crash
                 raise counterexample(name, case, exc, describe, reproduce) from exc
 
-        holds()
+        test = given(cases)(holds)
+        for case in examples:
+            test = example(case)(test)
+        Settings(settings)(test)()
 
     return Check(name, description, run)
 
@@ -213,6 +239,10 @@ def run_check(check: Check, settings: Optional[Settings] = None) -> Outcome:
     start = time.perf_counter()
     try:
         check.run(chosen)
+    except TimeLimitExceeded as exc:
+        reason = f"{exc} (the first case that hung, not shrunk: each try would wait again)"
+        hung = Counterexample(check.name, reason, exc.case, (), exc.reproduce)
+        return Outcome(check.name, False, time.perf_counter() - start, hung)
     except Exception as exc:
         seconds = time.perf_counter() - start
         found = _find_counterexample(exc)

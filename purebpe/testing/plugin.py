@@ -52,9 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--bpe-semantics",
-        choices=("cs336", "purebpe"),
+        choices=("cs336", "purebpe", "hf"),
         default="cs336",
-        help="cs336: vocab compared as a set of bytes (default); purebpe: exact ids",
+        help="cs336: vocab compared as a set of bytes (default); purebpe: exact ids; hf: Hugging Face's rules",
     )
     group.addoption(
         "--bpe-max-examples", type=int, default=None, metavar="N", help="Hypothesis examples per property (default 50)"

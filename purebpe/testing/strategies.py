@@ -77,8 +77,10 @@ NASTY_PIECES: Sequence[str] = (
 )
 
 #: Special tokens drawn from: one is a prefix of another (``<|endoftext|>`` inside the
-#: doubled one: the longer must win), some hold multi-byte characters, and ``"ab"`` and
-#: ``" "`` are made of ordinary text, so cutting them out changes the words around them.
+#: doubled one, ``"ab"`` inside ``"abcd"``: the longer must win, and cutting the shorter
+#: one out would leave text behind), some hold multi-byte characters, and ``"ab"``,
+#: ``"abcd"`` and ``" "`` are made of ordinary text, so cutting them out changes the words
+#: around them.
 SPECIAL_TOKENS: Sequence[str] = (
     "<|endoftext|>",
     "<|endoftext|><|endoftext|>",
@@ -88,6 +90,7 @@ SPECIAL_TOKENS: Sequence[str] = (
     "<|\u00e9|>",
     "\U0001f600",
     "ab",
+    "abcd",
     " ",
 )
 

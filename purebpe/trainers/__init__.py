@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import platform
-from typing import Dict
+from typing import Dict, Iterable
 
 from ..core import Trainer
 from ..errors import PureBPEError
@@ -24,8 +24,39 @@ VARIANTS: Dict[str, str] = {
     "positional": "positional",
 }
 
-#: What ``variant="auto"`` picks on each interpreter (measured in ``bench/``).
-AUTO = {"PyPy": "bucket", "CPython": "bucket"}
+#: What ``variant="auto"`` picks on each interpreter for words of ordinary length
+#: (``bench/bench_auto.py``): on PyPy ``positional`` is as fast as ``bucket`` on short words
+#: (kjv-5m) and 2-3x faster on the rest; on CPython ``bucket`` is up to 1.5x faster there.
+AUTO = {"PyPy": "positional", "CPython": "bucket"}
+
+
+#: A word longer than this is "long": the word-rewriting trainers (``bucket`` and the rest)
+#: rewrite all of it at every merge that touches it, so their time grows with its square.
+LONG_WORD_BYTES = 256
+#: ``auto`` picks ``positional`` when more than this share of the distinct words' bytes
+#: lies in long words. Measured on CPython (``bench/bench_auto.py``): lines of Chinese
+#: (words up to 274 bytes, 0.05% of the bytes long) tie; joined 8 lines a word (1 KB words,
+#: all long) ``positional`` is 1.2x faster, 64 lines 1.6x (one line: 200x on PyPy). ``bucket``'s loss
+#: grows with the square of a word's length, ``positional``'s is at most 1.5x: hence a low share.
+LONG_WORD_SHARE = 0.05
+
+
+def choose_variant(words: Iterable[bytes]) -> str:
+    """What ``variant="auto"`` trains ``words`` (the distinct words) with: by their shape.
+
+    ``positional`` when long words hold more than :data:`LONG_WORD_SHARE` of the bytes,
+    else the interpreter's default (:data:`AUTO`). One pass over the words' lengths.
+    """
+    default = resolve_variant("auto")
+    if default == "positional":
+        return default
+    total = long = 0
+    for word in words:
+        size = len(word)
+        total += size
+        if size > LONG_WORD_BYTES:
+            long += size
+    return "positional" if long > LONG_WORD_SHARE * total else default
 
 
 def resolve_variant(name: str) -> str:

@@ -13,7 +13,8 @@ Keeps:       a :class:`~purebpe.trainers.pair_index.PairIndex`; ``buckets[count]
              that have a bucket (each count is pushed once: a bucket is only created below
              the pointer, and a count above the pointer never comes back); and ``top``, the
              bucket under the pointer, ``top_count``, as a list sorted by
-             ``(bytes(left), bytes(right), pair)``, greatest last.
+             ``(key(left), key(right), pair)``, greatest last (the keys are
+             :attr:`~purebpe.core.WordTable.tie_keys`: the tokens' bytes by default).
 Max pair:    the last pair of ``top`` whose live count is still ``top_count``. Entries are
              lazy, as in :mod:`~purebpe.trainers.heap`: a pair whose count fell keeps its
              entry in a higher bucket until the pointer reaches it, and is then re-filed
@@ -31,18 +32,18 @@ from __future__ import annotations
 
 from bisect import insort
 from heapq import heapify, heappop, heappush
-from typing import Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 from ..core import PAIR_MASK, PAIR_SHIFT, WordTable
 from .pair_index import PairIndex
 
-RankedPair = Tuple[bytes, bytes, int]
+RankedPair = Tuple[Any, Any, int]
 
 
 def train(table: WordTable) -> Iterator[Tuple[int, int]]:
     index = PairIndex(table)
     pair_counts = index.pair_counts
-    token_bytes = table.token_bytes
+    keys = table.tie_keys  # token_bytes itself, unless tie_break="hf"
     min_frequency = table.min_frequency
     buckets: Dict[int, List[int]] = {}
     for pair, count in pair_counts.items():
@@ -64,7 +65,7 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
             for pair in buckets.pop(top_count):
                 if pair_counts.get(pair, 0) == top_count:
                     top.append(
-                        (token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK], pair)
+                        (keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair)
                     )
                 else:
                     _file(pair, pair_counts, min_frequency, buckets, bucket_counts)
@@ -80,7 +81,7 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
             if count < min_frequency or not table.mergeable(pair):
                 continue
             if count == top_count:
-                insort(top, (token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK], pair))
+                insort(top, (keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair))
             else:  # count < top_count: the maximum never increases (module docstring)
                 _file(pair, pair_counts, min_frequency, buckets, bucket_counts)
         del new_pairs[:]

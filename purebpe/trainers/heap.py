@@ -3,8 +3,9 @@
 Keeps:       a :class:`~purebpe.trainers.pair_index.PairIndex` and a ``heapq`` list with one
              entry ``(-count, tie_key, pair)`` per eligible pair (mergeable under
              ``max_token_length``). ``heapq`` is a min-heap, so the count is negated and
-             ``tie_key`` is :func:`~purebpe.core.reverse_bytes_key` of the left token
-             followed by that of the right token: it sorts in the *reverse* order of
+             ``tie_key`` is :meth:`~purebpe.core.WordTable.reverse_key` of the left token
+             followed by that of the right token (by default
+             :func:`~purebpe.core.reverse_bytes_key`): it sorts in the *reverse* order of
              ``(bytes(left), bytes(right))``, so the smallest entry is the highest count with
              the greatest bytes (the terminator in each key makes a prefix such as ``b"ab"``
              sort after ``b"abc"``, which is what reversing ``b"ab" < b"abc"`` needs).
@@ -24,7 +25,7 @@ from __future__ import annotations
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterator, List, Tuple
 
-from ..core import PAIR_MASK, PAIR_SHIFT, WordTable, reverse_bytes_key
+from ..core import PAIR_MASK, PAIR_SHIFT, WordTable
 from .pair_index import PairIndex
 
 HeapEntry = Tuple[int, bytes, int]
@@ -34,8 +35,8 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
     index = PairIndex(table)
     pair_counts = index.pair_counts
     min_frequency = table.min_frequency
-    # reversed_keys[token] is reverse_bytes_key(token's bytes), grown with each new token.
-    reversed_keys = [reverse_bytes_key(token) for token in table.token_bytes]
+    # reversed_keys[token] is table.reverse_key(token), grown with each new token.
+    reversed_keys = [table.reverse_key(token) for token in range(len(table.token_bytes))]
     heap: List[HeapEntry] = [
         (-count, reversed_keys[pair >> PAIR_SHIFT] + reversed_keys[pair & PAIR_MASK], pair)
         for pair, count in pair_counts.items()
@@ -58,7 +59,7 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
         left, right = pair >> PAIR_SHIFT, pair & PAIR_MASK
         new_id = table.add_token(left, right)
         yield left, right
-        reversed_keys.append(reverse_bytes_key(table.token_bytes[new_id]))
+        reversed_keys.append(table.reverse_key(new_id))
         index.merge(left, right, new_id, new_pairs)
         for pair in new_pairs:
             count = pair_counts[pair]

@@ -80,7 +80,7 @@ from array import array
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Dict, Iterator, List, MutableSequence, Optional, Tuple
 
-from ..core import PAIR_SHIFT, WordTable, reverse_bytes_key, unpack_pair
+from ..core import PAIR_SHIFT, WordTable, unpack_pair
 
 #: The floor is divided by this when the best tracked pair falls below it.
 FLOOR_DIVISOR = 2
@@ -127,9 +127,9 @@ class PositionalState:
         """Lay out ``table`` (whose words it then drops); ``buckets``: a power of two, for tests."""
         self.min_frequency = table.min_frequency
         self.max_length = table.max_token_length or 1 << 62
-        self.token_bytes = table.token_bytes  # add_token appends to it before each merge()
         self.token_len = [len(token) for token in table.token_bytes]
-        self.token_keys = [reverse_bytes_key(token) for token in table.token_bytes]
+        self.reverse_key = table.reverse_key  # the tie-break's key of a token, for the heap
+        self.token_keys = [table.reverse_key(token) for token in range(len(table.token_bytes))]
         typecode = "H" if len(table.token_bytes) < MARKS["H"] else "I"
         self.mark = MARKS[typecode]
         self.tokens, self.group_starts, self.group_weights = lay_out(
@@ -242,7 +242,7 @@ class PositionalState:
         len_left, len_right = self.token_len[left], self.token_len[right]
         new_len = len_left + len_right
         self.token_len.append(new_len)
-        self.token_keys.append(reverse_bytes_key(self.token_bytes[new_id]))
+        self.token_keys.append(self.reverse_key(new_id))
         self.made_after.append(0)
         self.made_before.append(0)
         if new_id >= self.mark:

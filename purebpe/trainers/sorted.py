@@ -1,10 +1,11 @@
 """The sorted trainer: fine-grained updates plus a ``sortedcontainers.SortedList`` of pairs.
 
 Keeps:       a :class:`~purebpe.trainers.pair_index.PairIndex` and a ``SortedList`` holding
-             ``(count, bytes(left), bytes(right), pair)`` for every eligible pair (count at
+             ``(count, key(left), key(right), pair)`` for every eligible pair (count at
              least ``min_frequency``, mergeable under ``max_token_length``), always exact.
 Max pair:    the last element: highest count, ties to the greatest bytes, as the tuples
-             compare exactly like the tie-break rule.
+             compare exactly like the tie-break rule (the keys are
+             :attr:`~purebpe.core.WordTable.tie_keys`: the tokens' bytes by default).
 After merge: eager: :meth:`PairIndex.merge` reports the old count of every pair whose count
              fell; each one's old key is removed and, if still eligible, its new key added.
              New pairs are added.
@@ -25,10 +26,10 @@ from .pair_index import PairIndex
 def train(table: WordTable) -> Iterator[Tuple[int, int]]:
     index = PairIndex(table)
     pair_counts = index.pair_counts
-    token_bytes = table.token_bytes
+    keys = table.tie_keys  # token_bytes itself, unless tie_break="hf"
     min_frequency = table.min_frequency
     ranked = SortedList(
-        (count, token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK], pair)
+        (count, keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair)
         for pair, count in pair_counts.items()
         if count >= min_frequency and table.mergeable(pair)
     )
@@ -43,16 +44,16 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
         for pair, old in old_counts.items():
             if old < min_frequency or not table.mergeable(pair):
                 continue  # was never listed
-            left_bytes, right_bytes = token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK]
-            ranked.remove((old, left_bytes, right_bytes, pair))
+            left_key, right_key = keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK]
+            ranked.remove((old, left_key, right_key, pair))
             count = pair_counts.get(pair, 0)
             if count >= min_frequency:
-                ranked.add((count, left_bytes, right_bytes, pair))
+                ranked.add((count, left_key, right_key, pair))
         for pair in new_pairs:
             count = pair_counts[pair]
             if count >= min_frequency and table.mergeable(pair):
                 ranked.add(
-                    (count, token_bytes[pair >> PAIR_SHIFT], token_bytes[pair & PAIR_MASK], pair)
+                    (count, keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair)
                 )
         del new_pairs[:]
         old_counts.clear()

@@ -1,0 +1,102 @@
+"""Check that ``tie_break="hf"`` reproduces Hugging Face ``tokenizers``' merges exactly.
+
+For each corpus of ``../shared/corpora`` (gcide-18m and kjv-5m at vocab 10000, the CS336
+fixture at 500) it trains ``tokenizers``' ``BpeTrainer`` the usual way -- ``BPE`` model,
+``ByteLevel`` pre-tokenizer without prefix space, the full byte alphabet,
+``tokenizer.train([path], trainer)`` with ``<|endoftext|>`` as a special token -- and
+purebpe on the same words with ``tie_break="hf"``, then compares the merge lists.
+
+Training on the same words means doing what ``tokenizer.train`` does with a file, found by
+experiment (``docs/conformance.md``, "Hugging Face semantics"): it reads the file line by
+line, each line with its ``\\n``, so no word spans two lines; and it does not cut the
+special tokens out of the text, so ``<|endoftext|>`` is pre-tokenized and counted as
+ordinary text (``<|``, ``endoftext``, ``|>``). purebpe gets the lines as its iterator and
+no special tokens while counting; the special token still takes one id of the vocabulary.
+
+    python bench/check_hf_reproduction.py [CORPORA_DIR]
+
+Prints one line per corpus (merges equal or the first difference, CPU and wall time of
+each side) and exits 1 on a mismatch. CPython only (``tokenizers`` has no PyPy wheels).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Iterator, List, Tuple
+
+import purebpe
+from purebpe.bytemap import decode_token
+
+HERE = Path(__file__).resolve().parent
+CORPORA = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent.parent / "shared" / "corpora"
+CASES = [("en-gcide-18m.txt", 10000), ("en-kjv-fortunes-5m.txt", 10000), ("cs336-corpus.en", 500)]
+SPECIAL = "<|endoftext|>"
+Merges = List[Tuple[bytes, bytes]]
+
+
+def hf_merges(path: Path, vocab_size: int) -> Merges:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[SPECIAL],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train([str(path)], trainer)
+    merges = json.loads(tokenizer.to_str())["model"]["merges"]
+    return [(decode_token(left), decode_token(right)) for left, right in merges]
+
+
+def lines(path: Path) -> Iterator[str]:
+    """The file's lines as ``tokenizers`` reads them: split on ``\\n`` only, kept."""
+    with open(path, encoding="utf-8", newline="") as stream:
+        yield from stream
+
+
+def purebpe_merges(path: Path, vocab_size: int) -> Merges:
+    # The special token is text to tokenizers' trainer but still one id of its vocab.
+    model = purebpe.train_from_iterator(lines(path), vocab_size - 1, (), tie_break="hf", processes=1)
+    return model.merges
+
+
+def timed(fn, *args):  # type: ignore[no-untyped-def]
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn(*args)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main() -> int:
+    failures = 0
+    print(f"load: {os.getloadavg()[0]:.2f} (2 shared cores)")
+    for name, vocab_size in CASES:
+        path = CORPORA / name
+        if not path.exists():
+            print(f"{name}: skipped, not found")
+            continue
+        theirs, hf_wall, hf_cpu = timed(hf_merges, path, vocab_size)
+        mine, wall, cpu = timed(purebpe_merges, path, vocab_size)
+        if mine == theirs:
+            verdict = f"{len(mine)} merges, identical"
+        else:
+            failures += 1
+            index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+            verdict = (
+                f"DIFFER at merge {index} of {len(theirs)} (purebpe {len(mine)}): "
+                f"tokenizers {theirs[index] if index < len(theirs) else None}, "
+                f"purebpe {mine[index] if index < len(mine) else None}"
+            )
+        print(
+            f"{name} vocab {vocab_size}: {verdict}; tokenizers {hf_wall:.1f} s wall / {hf_cpu:.1f} s CPU, "
+            f"purebpe (CPython, tie_break='hf') {wall:.1f} s wall / {cpu:.1f} s CPU"
+        )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

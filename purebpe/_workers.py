@@ -1,0 +1,61 @@
+"""Worker processes that die with their parent.
+
+A ``ProcessPoolExecutor``'s workers wait on a pipe for jobs; if the parent is killed
+(SIGKILL, or SIGTERM where nothing cleans up), they would wait forever with PPID 1. Each
+worker therefore asks Linux to SIGKILL it when its parent dies (``prctl(PR_SET_PDEATHSIG)``,
+through ``ctypes``) and, on every system, runs a watchdog thread that ends it within
+:data:`WATCHDOG_SECONDS` of its parent's death (``os.getppid()`` changes). Workers ignore
+Ctrl-C: the parent handles it and stops them (:func:`stop_workers`).
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+#: How often a worker's watchdog checks that its parent still runs.
+WATCHDOG_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool whose workers die with this process."""
+    return ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when ``parent`` ends; leave Ctrl-C to the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, inherited by fork
+    if sys.platform.startswith("linux"):
+        _request_death_signal()
+    if os.getppid() != parent:  # the parent died before we got here
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="purebpe-watchdog", daemon=True).start()
+
+
+def _request_death_signal() -> None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the watchdog still covers it
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_SECONDS)
+    os._exit(1)
+
+
+def stop_workers(pool: Executor) -> None:
+    """Kill a process pool's workers now and shut it down without waiting for their jobs."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.kill()  # SIGKILL: no handler of any kind runs, nothing is printed
+    pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,221 @@
+"""Outputs are atomic as a whole: a full disk, a crash between two renames or a SIGKILL at any
+instant leaves the old model, the new one, or a pair every loader refuses, never a wrong model."""
+from __future__ import annotations
+
+import errno
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, List
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import purebpe
+import purebpe._atomic as atomic
+from purebpe import BPEModel
+from purebpe.errors import PureBPEError
+from purebpe.formats import FORMATS
+
+EOT = "<|endoftext|>"
+OLD = BPEModel.from_merges([(b"a", b"b")], [EOT])
+NEW = BPEModel.from_merges([(b"a", b"b"), (b"ab", b"c"), (b" ", b"t")], [EOT, "<pad>"], "none")
+MULTI_FILE = ["gpt2", "tiktoken"]
+
+
+def files_of(directory: Path) -> List[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def load_outcome(directory: Path) -> Any:
+    """OLD, NEW, or the refusal's message; anything else fails the test."""
+    try:
+        model = purebpe.load(directory)
+    except PureBPEError as exc:
+        return str(exc)
+    assert model in (OLD, NEW), "a mixed pair loaded as a model"
+    return model
+
+
+# --------------------------------------------------------------------------------------
+# A full disk while writing any of the files: nothing changes
+# --------------------------------------------------------------------------------------
+@settings(max_examples=12)
+@given(format=st.sampled_from(list(FORMATS)), failing_file=st.integers(0, 1), after_bytes=st.integers(0, 5000))
+def test_a_full_disk_changes_nothing(tmp_path_factory: pytest.TempPathFactory, format: str,
+                                     failing_file: int, after_bytes: int) -> None:
+    directory = tmp_path_factory.mktemp("full")
+    OLD.save(directory, format)
+    before = {name: (directory / name).read_bytes() for name in files_of(directory)}
+    opened: List[int] = []
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        """A file that takes ``after_bytes`` bytes and then fails as a full disk does."""
+
+        def __init__(self, f: Any) -> None:
+            self.f, self.room = f, after_bytes
+
+        def write(self, data: bytes) -> int:
+            if len(data) > self.room:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.room -= len(data)
+            return int(self.f.write(data))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.f, name)
+
+        def __enter__(self) -> "FullDisk":
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.f.close()
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        opened.append(fd)
+        f = real_fdopen(fd, *args, **kwargs)
+        return FullDisk(f) if len(opened) - 1 == failing_file else f
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(atomic.os, "fdopen", fdopen)
+        try:
+            NEW.save(directory, format)
+        except PureBPEError as exc:
+            assert "No space left on device" in str(exc) and ".tmp" not in str(exc)
+            assert str(directory) in str(exc)
+            assert {name: (directory / name).read_bytes() for name in files_of(directory)} == before
+            assert purebpe.load(directory) == OLD
+            return
+    # The disk had room enough (or the failing file was not reached): the new model is there.
+    assert purebpe.load(directory) == NEW
+
+
+# --------------------------------------------------------------------------------------
+# A crash between the renames of a two-file save: the loaders refuse the pair
+# --------------------------------------------------------------------------------------
+class Crash(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("format", MULTI_FILE)
+def test_a_crash_between_the_renames_leaves_a_pair_every_loader_refuses(
+    format: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    OLD.save(tmp_path, format)
+    real_replace = os.replace
+    calls: List[object] = []
+
+    def replace_then_crash(src: Any, dst: Any) -> None:
+        calls.append(dst)
+        if len(calls) == 2:
+            raise Crash()
+        real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", replace_then_crash)
+    with pytest.raises(Crash):
+        NEW.save(tmp_path, format)
+    monkeypatch.undo()
+    names = files_of(tmp_path)
+    assert not any(name.endswith(".tmp") for name in names)
+    first, second = (tmp_path / name for name in {"gpt2": ("vocab.json", "merges.txt"),
+                                                  "tiktoken": ("tokenizer.tiktoken", "tokenizer.tiktoken.json")}[format])
+    for target in (tmp_path, first, second):
+        with pytest.raises(PureBPEError, match="not saved together") as caught:
+            purebpe.load(target)
+        assert str(first) in str(caught.value) and str(second) in str(caught.value)
+        assert "\n" not in str(caught.value)
+    if format == "tiktoken":
+        pytest.importorskip("tiktoken", reason="tiktoken is a CPython-only test peer")
+        from purebpe.formats.tiktoken_format import tiktoken_encoding
+
+        with pytest.raises(PureBPEError, match="not saved together"):
+            tiktoken_encoding(tmp_path)
+    else:
+        with pytest.raises(PureBPEError, match="not saved together"):
+            purebpe.Tokenizer.from_files(first, second)
+
+
+@pytest.mark.parametrize("format", MULTI_FILE)
+def test_files_mixed_by_hand_are_refused(format: str, tmp_path: Path) -> None:
+    OLD.save(tmp_path / "old", format)
+    NEW.save(tmp_path / "new", format)
+    partner = {"gpt2": "vocab.json", "tiktoken": "tokenizer.tiktoken"}[format]
+    (tmp_path / "new" / partner).write_bytes((tmp_path / "old" / partner).read_bytes())
+    with pytest.raises(PureBPEError, match="not saved together"):
+        purebpe.load(tmp_path / "new")
+
+
+# --------------------------------------------------------------------------------------
+# SIGKILL at random instants of a save loop
+# --------------------------------------------------------------------------------------
+SAVE_LOOP = """
+import sys
+from purebpe import BPEModel
+old = BPEModel.from_merges([(b"a", b"b")], ["<|endoftext|>"])
+new = BPEModel.from_merges([(b"a", b"b"), (b"ab", b"c"), (b" ", b"t")], ["<|endoftext|>", "<pad>"], "none")
+print("ready", flush=True)
+while True:
+    for model in (new, old):
+        model.save(sys.argv[1], sys.argv[2])
+"""
+
+
+def child_env() -> dict:  # type: ignore[type-arg]
+    return dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
+
+
+@pytest.mark.parametrize("format", list(FORMATS))
+def test_sigkill_at_any_instant_never_leaves_a_wrong_model(format: str, tmp_path: Path) -> None:
+    rng = random.Random(format)
+    OLD.save(tmp_path, format)
+    for _ in range(6):
+        child = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(tmp_path), format],
+                                 env=child_env(), stdout=subprocess.PIPE)
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+        time.sleep(rng.uniform(0.05, 0.3))
+        child.kill()
+        child.wait()
+        child.stdout.close()
+        outcome = load_outcome(tmp_path)
+        if isinstance(outcome, str):
+            assert "not saved together" in outcome or "no such file" in outcome
+    # The next save removes the temporaries the killed processes left, and only those.
+    foreign = tmp_path / ".notes.txt.tmp"
+    foreign.write_text("not ours")
+    OLD.save(tmp_path, format)
+    assert purebpe.load(tmp_path) == OLD
+    assert [name for name in files_of(tmp_path) if name.startswith(".")] == [foreign.name]
+
+
+def test_only_stale_temporaries_of_our_own_naming_are_removed(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".purebpe.json.purebpe-{dead.pid}-x1y2.tmp"
+    live = tmp_path / f".purebpe.json.purebpe-{os.getppid()}-a1b2.tmp"  # a running process
+    other = tmp_path / f".purebpe.json.{dead.pid}.tmp"  # another tool's naming
+    for path in (stale, live, other):
+        path.write_text("partial")
+    OLD.save(tmp_path)
+    assert not stale.exists() and live.exists() and other.exists()
+
+
+# --------------------------------------------------------------------------------------
+# A directory with several formats: the same model, or a refusal naming the files
+# --------------------------------------------------------------------------------------
+def test_a_stale_file_of_another_format_never_wins(tmp_path: Path) -> None:
+    OLD.save(tmp_path, "purebpe")
+    NEW.save(tmp_path, "hf")
+    with pytest.raises(PureBPEError, match="holds different models in purebpe.json and tokenizer.json"):
+        purebpe.load(tmp_path)
+    assert purebpe.load(tmp_path / "tokenizer.json") == NEW  # named, it loads
+
+
+def test_several_formats_of_the_same_model_load(tmp_path: Path) -> None:
+    for format in FORMATS:
+        NEW.save(tmp_path, format)
+    assert purebpe.load(tmp_path) == NEW

@@ -1,0 +1,167 @@
+"""Real processes and real signals: workers die with their parent, SIGTERM and Ctrl-C end a
+run cleanly and truthfully, a closed pipe ends it quietly, a full device is named."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List
+
+import pytest
+
+import purebpe
+from purebpe import BPEModel
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def env() -> dict:  # type: ignore[type-arg]
+    return dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
+
+
+def children_of(pid: int) -> List[int]:
+    """The pids whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie, waiting to be reaped by init, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def start_counting(tmp_path: Path) -> "tuple[subprocess.Popen[bytes], List[int]]":
+    """``purebpe count --processes 2`` on a corpus big enough to keep it busy; its workers."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("some words to count, over and over again\n" * 1_500_000, encoding="utf-8")
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "purebpe", "count", str(corpus), "--processes", "2",
+         "--progress", "none", "-o", str(tmp_path / "c.tsv.gz")],
+        env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    workers: List[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+        time.sleep(0.05)
+        workers = children_of(parent.pid)
+    assert len(workers) >= 2, "the workers did not start"
+    time.sleep(0.1)  # let them take jobs
+    return parent, workers
+
+
+def wait_gone(pids: List[int], seconds: float) -> List[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = [pid for pid in pids if alive(pid)]
+        if not left:
+            return []
+        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
+
+
+def test_workers_die_within_seconds_when_the_parent_is_killed(tmp_path: Path) -> None:
+    parent, workers = start_counting(tmp_path)
+    parent.kill()
+    parent.wait()
+    parent.stdout.close()  # type: ignore[union-attr]
+    parent.stderr.close()  # type: ignore[union-attr]
+    assert wait_gone(workers, 5) == []
+
+
+WATCHDOG_ONLY = """
+import sys, time
+import purebpe._workers as workers
+workers._request_death_signal = lambda: None  # no prctl: the portable watchdog alone
+pool = workers.worker_pool(2)
+futures = [pool.submit(time.sleep, 60) for _ in range(2)]
+time.sleep(0.5)
+print(" ".join(str(pid) for pid in pool._processes), flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_watchdog_alone_ends_orphaned_workers() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", WATCHDOG_ONLY], env=env(), stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2 and all(alive(pid) for pid in workers)
+    parent.kill()
+    parent.wait()
+    parent.stdout.close()
+    assert wait_gone(workers, 5) == []
+
+
+def test_sigterm_ends_the_run_with_143_and_no_traceback(tmp_path: Path) -> None:
+    parent, workers = start_counting(tmp_path)
+    parent.terminate()
+    _, err = parent.communicate(timeout=30)
+    assert parent.returncode == 143
+    assert err.decode().strip() == "purebpe: terminated; no output file was written"
+    assert wait_gone(workers, 5) == []
+    assert not (tmp_path / "c.tsv.gz").exists()
+
+
+def test_ctrl_c_after_the_model_was_saved_says_what_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import purebpe.cli.train as train_command
+    from purebpe.cli import main
+
+    def interrupted_summary(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_command, "_print_summary", interrupted_summary)
+    status = main(["train", "--vocab-size", "260", "--progress", "none", "-o", str(tmp_path / "m")])
+    assert status == 130
+    err = capsys.readouterr().err.strip()
+    assert err == f"purebpe: interrupted; it had written {tmp_path / 'm' / 'purebpe.json'} (complete)"
+    assert purebpe.load(tmp_path / "m").vocab_size == 260
+
+
+@pytest.fixture()
+def model_dir(tmp_path: Path) -> Path:
+    BPEModel.from_merges([(b"a", b"b")]).save(tmp_path / "m")
+    return tmp_path / "m"
+
+
+def test_a_closed_pipe_ends_quietly(model_dir: Path, tmp_path: Path) -> None:
+    text = tmp_path / "text.txt"
+    text.write_text("ab cd\n" * 300_000, encoding="utf-8")
+    shell = f"{sys.executable} -m purebpe encode --tokenizer {model_dir} {text} --progress none | head -c 10"
+    result = subprocess.run(["bash", "-c", f"set -o pipefail; {shell}"], env=env(), capture_output=True)
+    assert result.stdout == b"256 32 99 "  # "ab", " ", "c", ...: the first 10 bytes
+    assert result.stderr == b""
+    assert result.returncode in (0, 141)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("how", ["stdout", "-o"])
+def test_a_full_device_is_named(model_dir: Path, tmp_path: Path, how: str) -> None:
+    text = tmp_path / "text.txt"
+    text.write_text("ab cd\n" * 10_000, encoding="utf-8")
+    args = [sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(model_dir), str(text), "--progress", "none"]
+    if how == "-o":
+        result = subprocess.run(args + ["-o", "/dev/full"], env=env(), capture_output=True, text=True)
+        name = "/dev/full"
+    else:
+        with open("/dev/full", "wb") as full:
+            result = subprocess.run(args, env=env(), stdout=full, stderr=subprocess.PIPE, text=True)
+        name = "<stdout>"
+    assert result.returncode == 2
+    assert result.stderr == f"purebpe: error: {name}: cannot write (No space left on device)\n"
