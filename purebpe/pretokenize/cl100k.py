@@ -119,11 +119,9 @@ def scan(text: str, counts: TokenSink) -> None:
         else:
             # 5-8: a whitespace run text[start:end].
             end = i + 1
-            last_newline = i if char == "\n" or char == "\r" else -1
             while end < n and class_of[ord(text[end])] == WHITESPACE:
-                if text[end] == "\n" or text[end] == "\r":
-                    last_newline = end
                 end += 1
+            last_newline = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
             if end == n:
                 i = n
             elif last_newline >= 0:

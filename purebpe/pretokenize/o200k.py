@@ -163,11 +163,9 @@ def scan(text: str, counts: TokenSink) -> None:
             # A whitespace run text[start:end]: up to its last \r or \n; else, if a
             # non-space follows, all but its last character (or the one character).
             end = i + 1
-            last_newline = i if char == "\n" or char == "\r" else -1
             while end < n and class_of[ord(text[end])] == CASED_WHITESPACE:
-                if text[end] == "\n" or text[end] == "\r":
-                    last_newline = end
                 end += 1
+            last_newline = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
             if last_newline >= 0:
                 i = last_newline + 1
             elif end == n or end - start == 1:
