@@ -5,12 +5,11 @@ from __future__ import annotations
 import errno
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, List
+from typing import Any, List
 
 import pytest
 from hypothesis import given, settings

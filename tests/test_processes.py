@@ -3,7 +3,6 @@ run cleanly and truthfully, a closed pipe ends it quietly, a full device is name
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
