@@ -255,6 +255,10 @@ def test_sample_branch_boundaries_draw_like_the_stdlib(
 class ScriptedRandom(Random):
     """A Random whose ``random()`` first returns scripted values (then its own)."""
 
+    def __new__(cls, seed: int, script: List[float]) -> "ScriptedRandom":
+        # Before Python 3.11, Random.__new__ takes (and checks) the constructor's arguments.
+        return super().__new__(cls, seed)
+
     def __init__(self, seed: int, script: List[float]) -> None:
         super().__init__(seed)
         self.script = script[::-1]
