@@ -31,7 +31,7 @@ from typing import Iterable, Optional
 from .counting import Files, WordCounts, count
 from .errors import PureBPEError
 from .model import BPEModel
-from .pretokenize import Pattern, Pretokenizer
+from .pretokenize import Pattern, Pretokenizer, check_pretokenizer
 from .progress import Progress
 from .training import check_arguments, merge_counts, train
 
@@ -73,6 +73,7 @@ def train_superbpe(
     is learned on stage-2 words.  ``variant`` names stage 1's trainer; stage 2 runs
     ``positional`` when ``variant`` is ``"auto"``, else the variant named.
     """
+    check_pretokenizer(STAGE2_PRETOKENIZER)  # needs regex: say so before stage 1, not after
     specials = list(special_tokens)
     if not 0 <= transition <= vocab_size - 256 - len(specials):
         raise PureBPEError(

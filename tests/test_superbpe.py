@@ -165,6 +165,26 @@ def test_cli_trains_superbpe_and_extends(
     assert "--transition goes with --superbpe" in capsys.readouterr().err
 
 
+def test_without_regex_superbpe_says_so_before_any_work(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from purebpe.pretokenize import custom
+
+    monkeypatch.setitem(sys.modules, "regex", None)
+    monkeypatch.setattr(custom, "_compiled", {})
+    counted: List[object] = []
+    monkeypatch.setattr(purebpe.superbpe, "train", lambda *a, **k: counted.append(a))
+    with pytest.raises(PureBPEError, match="needs the optional 'regex' package"):
+        train_superbpe(corpus, 600, 100)
+    assert not counted
+    assert main(["train", str(corpus), "--superbpe", "--transition", "100", "--progress", "none",
+                 "-o", str(corpus.parent / "never")]) == 2
+    assert "needs the optional 'regex' package" in capsys.readouterr().err
+    assert not (corpus.parent / "never").exists()
+
+
 def test_long_pieces_encode_in_time_linear_enough() -> None:
     # A superword tokenizer's pieces can be whole paragraphs: encoding one must not be
     # quadratic (apply_merges works with a heap over the piece's pairs).

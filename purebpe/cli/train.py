@@ -15,7 +15,8 @@ from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
 from ..progress import Progress
-from ..superbpe import STAGE2_PATTERN, superwords_from_counts
+from ..pretokenize import check_pretokenizer
+from ..superbpe import STAGE2_PATTERN, STAGE2_PRETOKENIZER, superwords_from_counts
 from ..trainers import VARIANTS, choose_variant
 from ..training import check_arguments, train_from_counts
 from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
@@ -132,6 +133,7 @@ def _run_superbpe(
     check_arguments(
         args.vocab_size, args.special_token, args.variant, initial, progress, args.min_frequency, None
     )
+    check_pretokenizer(STAGE2_PRETOKENIZER)  # needs regex: say so before any counting
     start = time.perf_counter()
     if initial is None:
         counts, source = count_input(args)
