@@ -17,7 +17,9 @@ time of the rounds is reported. The contenders:
   then ``ByteLevel(use_regex=False)``;
 * ``rustbpe`` (nanochat's trainer), on one thread and on all threads, fed the file's lines:
   its default pattern is GPT-4's (cl100k), so it runs with ``--pretokenizer cl100k``, and
-  with the 2019 GPT-2 pattern for ``gpt2``. It has no special tokens.
+  with the 2019 GPT-2 pattern for ``gpt2``. It has no special tokens;
+* ``bpeasy`` (``--pretokenizer gpt2`` only), fed the file's lines with the GPT-2 pattern and
+  a 128-byte token limit (it requires one).
 
 The table gives, per corpus, each contender's count, merge and total wall time, peak RSS
 and the ratio of its total to HF's single-threaded total. Where ``incremental`` is among
@@ -71,19 +73,29 @@ def child(spec: Dict[str, Any]) -> None:
             os.environ["TOKENIZERS_PARALLELISM"] = "false"
         train = _train_tokenizers if spec["tool"] == "tokenizers" else _train_rustbpe
         result = train(spec["corpus"], spec["vocab"], pretokenizer)
+    elif spec["tool"] == "bpeasy":
+        result = _train_bpeasy(spec["corpus"], spec["vocab"])
     else:
-        result = _train_purebpe(spec["corpus"], spec["vocab"], spec["variant"], pretokenizer)
+        result = _train_purebpe(
+            spec["corpus"], spec["vocab"], spec["variant"], pretokenizer, spec.get("processes")
+        )
+    import resource
+
     result["peak_rss_mb"] = _peak_rss_mb()
-    result["cpu_s"] = time.process_time()  # the whole child: start-up and reading included
+    # The whole child, start-up and reading included, and its counting processes.
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result["cpu_s"] = time.process_time() + children.ru_utime + children.ru_stime
     print(json.dumps(result))
 
 
-def _train_purebpe(corpus: str, vocab: int, variant: str, pretokenizer: str) -> Result:
+def _train_purebpe(
+    corpus: str, vocab: int, variant: str, pretokenizer: str, processes: Optional[int]
+) -> Result:
     sys.path.insert(0, str(ROOT))
     import purebpe
 
     start = time.perf_counter()
-    counts = purebpe.count(corpus, [SPECIAL], pretokenizer=pretokenizer)
+    counts = purebpe.count(corpus, [SPECIAL], pretokenizer=pretokenizer, processes=processes)
     counted = time.perf_counter()
     model = purebpe.train_from_counts(counts, vocab, variant=variant)
     done = time.perf_counter()
@@ -139,6 +151,19 @@ def _train_rustbpe(corpus: str, vocab: int, pretokenizer: str) -> Result:
         tokenizer.train_from_iterator(lines, vocab, pattern=pattern)
     done = time.perf_counter()
     return {"count_s": None, "merge_s": None, "total_s": done - start, "merges": vocab - 256}
+
+
+def _train_bpeasy(corpus: str, vocab: int) -> Result:
+    import bpeasy
+
+    sys.path.insert(0, str(ROOT))
+    from purebpe.pretokenize import GPT2_PATTERN
+
+    start = time.perf_counter()
+    with open(corpus, encoding="utf-8") as lines:
+        ranks = bpeasy.train_bpe(lines, GPT2_PATTERN, 128, vocab)
+    done = time.perf_counter()
+    return {"count_s": None, "merge_s": None, "total_s": done - start, "merges": len(ranks) - 256}
 
 
 def _peak_rss_mb() -> float:
@@ -210,17 +235,28 @@ def contenders(args: argparse.Namespace) -> List[Contender]:
     found: List[Contender] = []
     for implementation, python in pythons:
         for variant in args.variants.split(","):
-            found.append(
-                Contender(
-                    f"purebpe {variant}",
-                    python,
-                    implementation,
-                    {"tool": "purebpe", "variant": variant, "pretokenizer": args.pretokenizer},
+            for processes in map(int, args.processes.split(",")):
+                found.append(
+                    Contender(
+                        f"purebpe {variant}" + (f", {processes} processes" if processes > 1 else ""),
+                        python,
+                        implementation,
+                        {
+                            "tool": "purebpe",
+                            "variant": variant,
+                            "pretokenizer": args.pretokenizer,
+                            "processes": processes,
+                        },
+                    )
                 )
-            )
     peers = [("tokenizers", "tokenizers")]
     if args.pretokenizer in ("gpt2", "cl100k"):
         peers.append(("rustbpe", "rustbpe"))
+    if args.pretokenizer == "gpt2" and args.bpeasy:
+        if importable(args.python, "bpeasy"):
+            found.append(Contender("bpeasy", args.python, "CPython", {"tool": "bpeasy"}))
+        else:
+            print(f"(bpeasy not importable by {args.python}: no bpeasy row)", file=sys.stderr)
     for tool, module in peers:
         if not importable(args.python, module):
             print(f"({module} not importable by {args.python}: no {tool} rows)", file=sys.stderr)
@@ -297,7 +333,7 @@ def tables(
     ]
     for contender, result in rows:
         if "error" in result:
-            lines.append(f"| {contender.name} | {contender.label} | | | {result['error']} | | | |")
+            lines.append(f"| {contender.name} | {contender.label} | | | skipped: {result['error']} | | | |")
             continue
         ratio = fmt(result["total_s"] / reference["total_s"]) + "x" if reference else ""
         lines.append(
@@ -333,12 +369,17 @@ def tables(
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the comparison; returns 1 when the purebpe runs learned different merges."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument(
         "--corpus", action="append", default=[], help="a text file, or 'pydoc' (repeatable)"
     )
     parser.add_argument("--vocab", type=int, default=10_000)
+    parser.add_argument(
+        "--processes", default="1", help="comma-separated counting processes for purebpe (default 1)"
+    )
+    parser.add_argument("--bpeasy", action="store_true", help="add bpeasy (gpt2 only)")
     parser.add_argument(
         "--pretokenizer", default="gpt2", choices=("gpt2", "cl100k", "o200k"),
         help="the pattern every contender splits with (default gpt2)",

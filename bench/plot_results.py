@@ -37,6 +37,15 @@ Measured with the scripts in `bench/`; each records its table with `bench/_resul
 `python3 bench/plot_results.py` regenerates this page and its plots. The machine is shared
 and small (2 cores), so compare the ratios, measured side by side in one process, rather
 than absolute times.
+
+## Scaling: time and memory by corpus size
+
+Every trainer at 18 MB, 100 MB and 1 GB (`bench/scale.py`; the tables are the `scale_*`
+sections below), log-log:
+
+![training time by corpus size](img/bench-scale-time.png)
+
+![peak memory by corpus size](img/bench-scale-memory.png)
 """
 
 
