@@ -34,6 +34,7 @@ import re
 from typing import Dict, List
 
 from ._tables import (
+    ABOVE_BMP,
     CLASS_OF,
     CUT_TRIES,
     NO_RUN,
@@ -126,7 +127,6 @@ def re_source(bmp_only: bool) -> str:
 # character above U+FFFF (see ``re_split``), this pattern's engine runs the full form only
 # on short segments around such characters, cut where a token starts whatever follows.
 # --------------------------------------------------------------------------------------
-_ABOVE_BMP: "re.Pattern[str]" = re.compile("[\U00010000-\U0010ffff]")
 _re_cache: Dict[str, "re.Pattern[str]"] = {}
 
 
@@ -161,7 +161,7 @@ def _segment_start(text: str, low: int, index: int) -> int:
 
 def re_split(text: str) -> List[str]:
     """The pre-tokens of ``text`` by the standard library's ``re``."""
-    above_bmp = _ABOVE_BMP.search(text)
+    above_bmp = ABOVE_BMP.search(text)
     bmp_pattern = _re_compiled("bmp")
     if above_bmp is None:
         return bmp_pattern.findall(text)
@@ -180,7 +180,7 @@ def re_split(text: str) -> List[str]:
         tokens += bmp_pattern.findall(text, done, start)
         tokens += full_pattern.findall(text, start, end)
         done = end
-        above_bmp = _ABOVE_BMP.search(text, done)
+        above_bmp = ABOVE_BMP.search(text, done)
     tokens += bmp_pattern.findall(text, done)
     return tokens
 
