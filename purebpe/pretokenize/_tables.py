@@ -70,6 +70,25 @@ CASED_CLASS_OF: bytes = build_table(
 )
 
 
+def contraction_end(text: str, i: int, n: int) -> int:
+    """The end of a contraction starting at ``text[i]``, or 0 if none starts there.
+
+    cl100k's ``'(?i:[sdmt]|ll|ve|re)`` and o200k's ``(?i:'s|'t|'re|'ve|'m|'ll|'d)`` are the
+    same set: an apostrophe, then ``s t d m`` or ``ll ve re`` in any case (``regex`` also
+    folds U+017F LATIN SMALL LETTER LONG S to ``s``).
+    """
+    if i + 1 >= n or text[i] != "'":
+        return 0
+    after = text[i + 1]
+    if after in "sStTdDmM\u017f":
+        return i + 2
+    if i + 2 < n:
+        last = text[i + 2]
+        if (after in "lL" and last in "lL") or (after in "vVrR" and last in "eE"):
+            return i + 3
+    return 0
+
+
 class TokenSink(Protocol):
     """What a scanner writes tokens to: a ``dict`` of counts, or a :class:`TokenList`."""
 

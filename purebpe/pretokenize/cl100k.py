@@ -47,6 +47,7 @@ from ._tables import (
     WHITESPACE,
     TokenSink,
     compiled_forms,
+    contraction_end,
     newline_space_or_class_cut,
     re_class_body,
     re_split as re_split_segments,
@@ -57,20 +58,6 @@ PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-
-
-def contraction_end(text: str, i: int, n: int) -> int:
-    """The end of ``'(?i:[sdmt]|ll|ve|re)`` at ``text[i]`` (an apostrophe), or 0."""
-    if i + 1 >= n:
-        return 0
-    after = text[i + 1]
-    if after in "sStTdDmM\u017f":
-        return i + 2
-    if i + 2 < n:
-        last = text[i + 2]
-        if (after in "lL" and last in "lL") or (after in "vVrR" and last in "eE"):
-            return i + 3
-    return 0
 
 
 def scan(text: str, counts: TokenSink) -> None:
@@ -175,4 +162,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return newline_space_or_class_cut(buf, end, b"", _class_change)
 
 
-__all__ = ["PATTERN", "contraction_end", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan"]

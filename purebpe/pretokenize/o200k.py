@@ -52,6 +52,7 @@ from ._tables import (
     CASED_WHITESPACE,
     TokenSink,
     compiled_forms,
+    contraction_end,
     newline_space_or_class_cut,
     re_class_body,
     re_split as re_split_segments,
@@ -88,19 +89,6 @@ _LEADER = 1 << CASED_OTHER | 1 << CASED_MARK | 1 << CASED_WHITESPACE
 _PUNCT = 1 << CASED_OTHER | 1 << CASED_MARK
 
 
-def _contraction_end(text: str, i: int, n: int) -> int:
-    """``i`` moved past ``(?i:'s|'t|'re|'ve|'m|'ll|'d)`` if one starts there."""
-    if i + 1 < n and text[i] == "'":
-        after = text[i + 1]
-        if after in "sStTmMdD\u017f":
-            return i + 2
-        if i + 2 < n:
-            last = text[i + 2]
-            if (after in "lL" and last in "lL") or (after in "vVrR" and last in "eE"):
-                return i + 3
-    return i
-
-
 def word_end(text: str, k: int, n: int, either: bool) -> int:
     """Where ``UP*LO+C?`` (or, with ``either``, failing that ``UP+LO*C?``) ends from ``k``.
 
@@ -114,14 +102,14 @@ def word_end(text: str, k: int, n: int, either: bool) -> int:
         j += 1
         while j < n and (_LO >> class_of[ord(text[j])]) & 1:
             j += 1
-        return _contraction_end(text, j, n)
+        return contraction_end(text, j, n) or j
     last = j - 1
     while last >= k and not (_BOTH >> class_of[ord(text[last])]) & 1:
         last -= 1
     if last >= k:
-        return _contraction_end(text, last + 1, n)
+        return contraction_end(text, last + 1, n) or last + 1
     if either and j > k:
-        return _contraction_end(text, j, n)
+        return contraction_end(text, j, n) or j
     return -1
 
 
