@@ -169,7 +169,7 @@ def remove_stale_temporaries(directory: Path) -> List[Path]:
         return removed
     for name in names:
         match = _TEMP_NAME.match(name)
-        if match and not _process_alive(int(match.group(1))):
+        if match and not process_alive(int(match.group(1))):
             if _unlink_quietly(str(directory / name)):
                 removed.append(directory / name)
     return removed
@@ -236,7 +236,8 @@ def _is_special_file(path: Path) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISBLK(mode)
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (this one always does)."""
     if pid == os.getpid():
         return True
     try:

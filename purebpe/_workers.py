@@ -12,12 +12,19 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import re
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 
+from ._atomic import process_alive
+
+#: The name of a scratch directory (:func:`scratch_directory`), with its owner's pid.
+_SCRATCH_NAME = re.compile(r"purebpe-counts-(\d+)-")
 #: How often a worker's watchdog checks that its parent still runs.
 WATCHDOG_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -59,3 +66,21 @@ def stop_workers(pool: Executor) -> None:
     for process in list(processes.values()):
         process.kill()  # SIGKILL: no handler of any kind runs, nothing is printed
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+def scratch_directory() -> str:
+    """A new private directory for workers to leave their results in, under ``$TMPDIR``.
+
+    Its owner removes it when it is done; one whose owner was killed (SIGKILL) is removed
+    by the next call, as :mod:`purebpe._atomic` does with its temporaries.
+    """
+    parent = tempfile.gettempdir()
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        names = []
+    for name in names:
+        match = _SCRATCH_NAME.match(name)
+        if match and not process_alive(int(match.group(1))):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"purebpe-counts-{os.getpid()}-")

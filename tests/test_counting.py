@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import collections
+import os
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Sequence
@@ -12,7 +14,17 @@ from hypothesis import strategies as st
 
 import purebpe
 from purebpe.corpus import default_corpus
-from purebpe.counting import ChunkCutter, count_job, read_chunks
+from purebpe import counting
+from purebpe.counting import (
+    ChunkCutter,
+    PackedCounts,
+    add_packed_counts,
+    count_job,
+    load_packed,
+    pack_counts,
+    read_chunks,
+    save_packed,
+)
 from purebpe.errors import InputError, PureBPEError
 from purebpe.pretokenize import PATTERNS, PRETOKENIZERS, split_lines
 
@@ -205,6 +217,39 @@ def test_lone_surrogates_in_texts_are_an_error_or_replaced() -> None:
         purebpe.count_from_iterator(["fine", "ab\ud800cd"])
     counts = purebpe.count_from_iterator(["ab\ud800cd"], errors="replace")
     assert counts.words == expected_counts("ab\ufffdcd", [], "gpt2")
+
+
+def test_local_workers_send_their_counts_through_files_that_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    loaded: List[str] = []
+
+    def spy(name: str) -> PackedCounts:
+        loaded.append(name)
+        return load_packed(name)
+
+    monkeypatch.setattr(counting, "load_packed", spy)
+    path = write(tmp_path, "\n".join(default_corpus()[:20]))
+    assert purebpe.count(path, processes=2, chunk_bytes=4096).words == purebpe.count(path).words
+    assert len(loaded) >= 2 and all(Path(name).parent.parent == scratch for name in loaded)
+    assert list(scratch.iterdir()) == []
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"a b c\n" * 2000 + b"\xff")
+    with pytest.raises(InputError):
+        purebpe.count(bad, processes=2, chunk_bytes=1024)
+    assert list(scratch.iterdir()) == []
+
+
+@given(st.dictionaries(st.binary(min_size=1, max_size=40), st.integers(1, 2**63 - 1)))
+def test_saved_counts_load_back_the_same(words: Dict[bytes, int]) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        name = save_packed(pack_counts(words), directory)
+        loaded: Dict[bytes, int] = {}
+        add_packed_counts(loaded, load_packed(name))
+        assert loaded == words and not os.listdir(directory)
 
 
 def test_input_errors_survive_worker_processes(tmp_path: Path) -> None:

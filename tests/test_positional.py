@@ -189,7 +189,7 @@ def run_checked(
     buckets=st.sampled_from([None, 1, 2, 8]),
     divisor=st.sampled_from([2, 3, 16]),
     stale_fraction=st.sampled_from([0.0, 0.5, 0.75, 2.0]),
-    per_pass=st.sampled_from([1, 2, 2048]),
+    share=st.sampled_from([1, 16, 1 << 20]),
     min_frequency=st.integers(1, 3),
     max_token_length=st.one_of(st.none(), st.integers(2, 5)),
 )
@@ -198,14 +198,14 @@ def test_state_equals_recount_after_every_merge(
     buckets: Optional[int],
     divisor: int,
     stale_fraction: float,
-    per_pass: int,
+    share: int,
     min_frequency: int,
     max_token_length: Optional[int],
 ) -> None:
     with (
         mock.patch.object(positional, "FLOOR_DIVISOR", divisor),
         mock.patch.object(positional, "STALE_FRACTION", stale_fraction),
-        mock.patch.object(positional, "HEAVY_BUCKETS_PER_PASS", per_pass),
+        mock.patch.object(positional, "PASS_SHARE", share),
     ):
         run_checked(words, buckets, min_frequency=min_frequency, max_token_length=max_token_length)
 

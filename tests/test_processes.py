@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import List
@@ -46,13 +47,18 @@ def alive(pid: int) -> bool:
 
 
 def start_counting(tmp_path: Path) -> "tuple[subprocess.Popen[bytes], List[int]]":
-    """``purebpe count --processes 2`` on a corpus big enough to keep it busy; its workers."""
+    """``purebpe count --processes 2`` on a corpus big enough to keep it busy; its workers.
+
+    Its temporary files go to ``tmp_path / "scratch"``.
+    """
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("some words to count, over and over again\n" * 1_500_000, encoding="utf-8")
+    (tmp_path / "scratch").mkdir()
     parent = subprocess.Popen(
         [sys.executable, "-m", "purebpe", "count", str(corpus), "--processes", "2",
          "--progress", "none", "-o", str(tmp_path / "c.tsv.gz")],
-        env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=dict(env(), TMPDIR=str(tmp_path / "scratch")),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
     workers: List[int] = []
@@ -74,13 +80,24 @@ def wait_gone(pids: List[int], seconds: float) -> List[int]:
     return [pid for pid in pids if alive(pid)]
 
 
-def test_workers_die_within_seconds_when_the_parent_is_killed(tmp_path: Path) -> None:
+def test_workers_die_within_seconds_when_the_parent_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     parent, workers = start_counting(tmp_path)
     parent.kill()
     parent.wait()
     parent.stdout.close()  # type: ignore[union-attr]
     parent.stderr.close()  # type: ignore[union-attr]
     assert wait_gone(workers, 5) == []
+    # The killed count's scratch directory is left behind; the next count removes it.
+    scratch = tmp_path / "scratch"
+    left = [p.name for p in scratch.iterdir()]
+    assert left and all(name.startswith(f"purebpe-counts-{parent.pid}-") for name in left)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    purebpe.count_from_iterator(["a b"])  # (serial: no scratch directory)
+    assert list(scratch.iterdir()) != []
+    purebpe.count(tmp_path / "corpus.txt", processes=2, chunk_bytes=1 << 16)
+    assert list(scratch.iterdir()) == []
 
 
 WATCHDOG_ONLY = """

@@ -86,8 +86,9 @@ from ..core import PAIR_SHIFT, WordTable, unpack_pair
 FLOOR_DIVISOR = 2
 #: Compact the position lists when more than this fraction of their entries is stale.
 STALE_FRACTION = 0.5
-#: Candidate pairs are listed for at most this many heavy buckets per pass over ``tokens``.
-HEAVY_BUCKETS_PER_PASS = 1024
+#: A pass over ``tokens`` lists the candidate pairs of at most one bucket in this many
+#: (a sixteenth of the untracked occurrences, about: few passes, little held at once).
+PASS_SHARE = 16
 #: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024)...
 CELLS_PER_BUCKET = 32
 #: ... and at most this many: distinct pairs grow more slowly than the corpus.
@@ -96,7 +97,7 @@ MAX_BUCKETS = 1 << 19
 #: left ids spread over the buckets, and small enough that the product stays a machine int.
 HASH_MULTIPLIER = 1000003
 
-#: Bytes of a word copied into ``tokens`` at a time (bounds the temporary buffers).
+#: Bytes of words copied into ``tokens`` at a time (bounds the temporary buffers).
 LAYOUT_SLICE = 1 << 16
 
 #: Separator and inner-cell value of each ``tokens`` typecode: larger than every token id.
@@ -142,6 +143,7 @@ class PositionalState:
             wanted = min(MAX_BUCKETS, max(1024, len(self.tokens) // CELLS_PER_BUCKET))
             buckets = 1 << (wanted - 1).bit_length()
         self.mask = buckets - 1
+        self.per_pass = max(1, buckets // PASS_SHARE)  # heavy buckets listed per pass
         starts, weights = self.group_starts, self.group_weights
         total = sum(weights[g] * (starts[g + 1] - starts[g]) for g in range(len(weights)))
         self.sums = bucket_sums(self, self.mask, total)
@@ -196,11 +198,11 @@ class PositionalState:
         self._untrack_below(floor)
         sums, token_len, keys = self.sums, self.token_len, self.token_keys
         max_length = self.max_length
-        bounds = [0]  # bucket ranges of at most HEAVY_BUCKETS_PER_PASS heavy buckets each
-        heavy = 0
+        bounds = [0]  # bucket ranges of at most per_pass heavy buckets each
+        heavy, per_pass = 0, self.per_pass
         for bucket in range(len(sums)):
             if sums[bucket] >= floor:
-                if heavy == HEAVY_BUCKETS_PER_PASS:
+                if heavy == per_pass:
                     bounds.append(bucket)
                     heavy = 0
                 heavy += 1
@@ -274,14 +276,12 @@ class PositionalState:
                     made_before[left] -= weight
                 else:
                     stale += lose(pair_counts, sums, mask, before, left, weight)
-                if not made_after[before]:
-                    touched_after.append(before)
+                touched_after.append(before)  # (repeats are skipped below)
                 made_after[before] += weight
             after = tokens[end]
             if after != mark:
                 stale += lose(pair_counts, sums, mask, right, after, weight)
-                if not made_before[after]:
-                    touched_before.append(after)
+                touched_before.append(after)
                 made_before[after] += weight
             # The old inner ends become inner cells, then both outer ends hold the new id
             # (in this order: a one-cell part is an inner end and an outer end at once).
@@ -296,7 +296,7 @@ class PositionalState:
         self.stale = stale
         new_counts: Dict[int, int] = {}
         for x in touched_after:
-            if made_after[x]:  # (a touched id may repeat once its count fell back to 0)
+            if made_after[x]:  # (0: a repeat, or a count that fell back to 0)
                 new_counts[x << PAIR_SHIFT | new_id] = made_after[x]
                 made_after[x] = 0
         for y in touched_before:
@@ -401,42 +401,71 @@ def lay_out(
 ) -> Tuple[Positions, List[int], List[int]]:
     """``tokens`` for the table's words (those with a pair), by decreasing count, and the pivots."""
     words, counts = table.words, table.counts
-    order = sorted(
-        (i for i in range(len(words)) if counts[i] > 0 and len(words[i]) > 1),
-        key=counts.__getitem__,
-        reverse=True,
-    )
+    # The words of each count, in table order: one group per distinct count, without a
+    # comparison sort of all the words (a third of the layout's time when it had one).
+    by_count: Dict[int, List[int]] = {}
+    for i, word in enumerate(words):
+        if counts[i] > 0 and len(word) > 1:
+            same = by_count.get(counts[i])
+            if same is None:
+                by_count[counts[i]] = [i]
+            else:
+                same.append(i)
+    group_weights = sorted(by_count, reverse=True)
     size = 1 + sum(
         1 + (len(words[i]) if isinstance(words[i], bytes) else sum(token_len[t] for t in words[i]))
-        for i in order
+        for same in by_count.values()
+        for i in same
     )
     # One allocation of the final size: a growing array would leave its old copies behind.
     tokens = array(typecode, [mark]) * size
-    itemsize = tokens.itemsize
-    low_byte = 0 if sys.byteorder == "little" else itemsize - 1
     group_starts: List[int] = []
-    group_weights: List[int] = []
-    p = 1
-    for i in order:
-        if not group_weights or counts[i] != group_weights[-1]:
-            group_starts.append(p)
-            group_weights.append(counts[i])
-        word = words[i]
-        if isinstance(word, bytes):  # one cell per byte token, whose id is the byte
-            for start in range(0, len(word), LAYOUT_SLICE):
-                piece = word[start : start + LAYOUT_SLICE]
-                cells = bytearray(itemsize * len(piece))
-                cells[low_byte::itemsize] = piece  # widened in C: 25x faster than a loop
-                tokens[p : p + len(piece)] = array(typecode, cells)
-                p += len(piece)
-        else:  # merged by replayed initial merges: a token's id in its first and last cell
-            for token in word:
-                tokens[p] = token
-                p += token_len[token]
-                tokens[p - 1] = token
-        p += 1  # the separator
+    batch: List[bytes] = []  # byte words not copied yet, from batch_start on
+    batch_start = p = 1
+    for weight in group_weights:
+        group_starts.append(p)
+        for i in by_count[weight]:
+            word = words[i]
+            if isinstance(word, bytes) and len(word) <= LAYOUT_SLICE:
+                batch.append(word)
+                p += len(word) + 1
+                if p - batch_start >= LAYOUT_SLICE:
+                    copy_bytes(tokens, batch_start, batch, mark)
+                    batch, batch_start = [], p
+                continue
+            copy_bytes(tokens, batch_start, batch, mark)
+            batch = []
+            if isinstance(word, bytes):  # a long word, a slice at a time (the separator
+                # each copy writes after its slice is the next slice's first cell)
+                for start in range(0, len(word), LAYOUT_SLICE):
+                    copy_bytes(tokens, p + start, [word[start : start + LAYOUT_SLICE]], mark)
+                p += len(word)
+            else:  # merged by replayed initial merges: a token's id in its first and last cell
+                for token in word:
+                    tokens[p] = token
+                    p += token_len[token]
+                    tokens[p - 1] = token
+            p += 1  # the separator
+            batch_start = p
+    copy_bytes(tokens, batch_start, batch, mark)
     group_starts.append(p)
     return tokens, group_starts, group_weights
+
+
+def copy_bytes(tokens: Positions, start: int, words: List[bytes], mark: int) -> None:
+    """Write ``words`` into ``tokens`` from ``start`` on, one cell per byte (a byte's token id
+    is its value), each word followed by a separator cell."""
+    if not words:
+        return
+    blob = b"\0".join(words)
+    itemsize = tokens.itemsize
+    cells = bytearray(itemsize * len(blob))
+    cells[0 if sys.byteorder == "little" else itemsize - 1 :: itemsize] = blob  # widened in C
+    tokens[start : start + len(blob)] = array(tokens.typecode, cells)
+    for word in words:  # the separators: between the words, and after the last one
+        start += len(word)
+        tokens[start] = mark
+        start += 1
 
 
 def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequence[int]:
@@ -473,7 +502,7 @@ def list_candidates(
 
     These are all the untracked pairs of those buckets that may reach the floor (a bucket's
     sum bounds its pairs' counts), and a few that do not. ``low`` and ``high`` bound how
-    many are held at once: a pass handles at most ``HEAVY_BUCKETS_PER_PASS`` heavy buckets.
+    many are held at once: a pass handles at most ``state.per_pass`` heavy buckets.
     """
     tokens, token_len, mark = state.tokens, state.token_len, state.mark
     sums, mask, position_type = state.sums, state.mask, state.position_type
