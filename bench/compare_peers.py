@@ -22,7 +22,9 @@ time of the rounds is reported. The contenders:
   a 128-byte token limit (it requires one).
 
 The table gives, per corpus, each contender's count, merge and total wall time, peak RSS
-and the ratio of its total to HF's single-threaded total. Where ``incremental`` is among
+and the ratio of its total to HF's single-threaded total. A peer does not time its phases,
+so each peer also runs learning no merge: that run's time is its count phase, and the rest
+of its full run its merge phase. Where ``incremental`` is among
 the variants, a second table gives each variant's merge-phase speed-up over it on the same
 interpreter. All purebpe runs on a corpus must learn the same merges (a digest is
 compared); the script exits 1 when they do not.
@@ -59,6 +61,11 @@ SPECIAL = "<|endoftext|>"
 DEFAULT_VARIANTS = "heap,sorted,bucket"
 
 Result = Dict[str, Any]
+PHASES_NOTE = (
+    "purebpe's count and merge phases are timed inside its run (`purebpe.count`, then "
+    "`purebpe.train_from_counts`); a peer's count phase is a run of it that learns no "
+    "merge, and its merge phase the rest of its full run.\n\n"
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -66,6 +73,8 @@ Result = Dict[str, Any]
 # --------------------------------------------------------------------------------------
 def child(spec: Dict[str, Any]) -> None:
     pretokenizer = spec.get("pretokenizer", "gpt2")
+    if spec.get("count_only"):  # a peer's count phase: the same run, learning no merge
+        spec = dict(spec, vocab=256 + (spec["tool"] == "tokenizers"))  # (HF: + its special)
     if spec["tool"] in ("tokenizers", "rustbpe"):
         # Must be set before the Rust side starts its thread pool.
         os.environ["RAYON_NUM_THREADS"] = str(spec["threads"])
@@ -270,7 +279,37 @@ def contenders(args: argparse.Namespace) -> List[Contender]:
                     {"tool": tool, "threads": threads, "pretokenizer": args.pretokenizer},
                 )
             )
+    # Each peer again, learning no merge: its count phase (see split_peer_phases).
+    found += [
+        Contender(c.name, c.interpreter, c.label, dict(c.spec, count_only=True))
+        for c in found
+        if c.spec["tool"] != "purebpe"
+    ]
     return found
+
+
+def split_peer_phases(rows: List[Tuple[Contender, Result]]) -> List[Tuple[Contender, Result]]:
+    """Fill in each peer's count and merge times from its run that learned no merge.
+
+    A peer reports no phases, so its count phase is taken as the whole of a run with a
+    vocabulary of just the bytes (reading, pre-tokenizing, counting words and, for these
+    trainers, the first count of the pairs), and its merge phase as the rest of its full
+    run. The no-merge rows themselves are dropped.
+    """
+    count_only = {
+        json.dumps(dict(c.spec, count_only=False), sort_keys=True): r
+        for c, r in rows
+        if c.spec.get("count_only")
+    }
+    kept = []
+    for contender, result in rows:
+        if contender.spec.get("count_only"):
+            continue
+        twin = count_only.get(json.dumps(dict(contender.spec, count_only=False), sort_keys=True))
+        if twin is not None and "error" not in twin and "error" not in result:
+            result = dict(result, count_s=twin["total_s"], merge_s=result["total_s"] - twin["total_s"])
+        kept.append((contender, result))
+    return kept
 
 
 def corpora(names: Sequence[str], scratch: Path) -> List[Tuple[str, str]]:
@@ -433,11 +472,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     bar.set_postfix_str(f"{label}: {contender.name} ({contender.label})")
                     runs[i].append(contender.run(path, args.vocab, args.timeout))
                     bar.update(1)
-            rows = [(contender, summarize(runs[i])) for i, contender in enumerate(plan)]
+            rows = split_peer_phases(
+                [(contender, summarize(runs[i])) for i, contender in enumerate(plan)]
+            )
             main_table, speedup_table, agree = tables(label, args.vocab, rows)
             all_agree &= agree
             title = f"{label}, vocab {args.vocab}, {args.pretokenizer}: purebpe and its peers"
             text = f"**{title}** (median of {args.repeat} rounds, wall seconds)\n\n{main_table}\n\n"
+            text += PHASES_NOTE
             text += (
                 "All purebpe runs learned the same merges.\n"
                 if agree
@@ -450,7 +492,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if args.record:
                 from _results import record
 
-                notes = header.strip() + (" One run per contender." if args.repeat == 1 else "")
+                notes = header.strip() + " " + PHASES_NOTE.strip()
+                notes += " One run per contender." if args.repeat == 1 else ""
                 name = "compare_peers_" + Path(label).stem.replace(".", "_").replace("-", "_")
                 if args.pretokenizer != "gpt2":
                     name += "_" + args.pretokenizer
