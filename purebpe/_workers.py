@@ -10,7 +10,6 @@ Ctrl-C: the parent handles it and stops them (:func:`stop_workers`).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import re
 import shutil
@@ -48,7 +47,9 @@ def die_with_parent(parent: int) -> None:
 
 def _request_death_signal() -> None:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # This program's own symbols hold libc's: no find_library, which runs ldconfig
+        # (10 ms of every worker's start on PyPy).
+        libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):
         pass  # the watchdog still covers it

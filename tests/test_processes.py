@@ -100,6 +100,28 @@ def test_workers_die_within_seconds_when_the_parent_is_killed(
     assert list(scratch.iterdir()) == []
 
 
+def death_signal() -> int:
+    """The signal this process gets when its parent dies (``prctl(PR_GET_PDEATHSIG)``)."""
+    import ctypes
+
+    signal_number = ctypes.c_int()
+    ctypes.CDLL(None).prctl(2, ctypes.byref(signal_number), 0, 0, 0)
+    return signal_number.value
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_workers_ask_linux_for_sigkill_when_their_parent_dies() -> None:
+    import signal
+
+    from purebpe._workers import worker_pool
+
+    pool = worker_pool(1)
+    try:
+        assert pool.submit(death_signal).result(timeout=60) == signal.SIGKILL
+    finally:
+        pool.shutdown()
+
+
 WATCHDOG_ONLY = """
 import sys, time
 import purebpe._workers as workers
