@@ -276,12 +276,14 @@ class PositionalState:
                     made_before[left] -= weight
                 else:
                     stale += lose(pair_counts, sums, mask, before, left, weight)
-                touched_after.append(before)  # (repeats are skipped below)
+                if not made_after[before]:
+                    touched_after.append(before)
                 made_after[before] += weight
             after = tokens[end]
             if after != mark:
                 stale += lose(pair_counts, sums, mask, right, after, weight)
-                touched_before.append(after)
+                if not made_before[after]:
+                    touched_before.append(after)
                 made_before[after] += weight
             # The old inner ends become inner cells, then both outer ends hold the new id
             # (in this order: a one-cell part is an inner end and an outer end at once).
@@ -296,7 +298,7 @@ class PositionalState:
         self.stale = stale
         new_counts: Dict[int, int] = {}
         for x in touched_after:
-            if made_after[x]:  # (0: a repeat, or a count that fell back to 0)
+            if made_after[x]:  # (a touched id may repeat once its count fell back to 0)
                 new_counts[x << PAIR_SHIFT | new_id] = made_after[x]
                 made_after[x] = 0
         for y in touched_before:
