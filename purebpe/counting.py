@@ -316,29 +316,14 @@ Job = Tuple[Union[bytes, List[str]], str, int, int, Tuple[str, ...], Pretokenize
 
 def count_job(job: Job) -> Dict[bytes, int]:
     """Count the words of one job; runs in worker processes, so it is a top-level function."""
-    counts: Dict[str, int] = {}
-    count_job_into(job, counts)
-    return encode_words(counts)
-
-
-def count_job_into(job: Job, counts: Dict[str, int]) -> None:
-    """Add the words of one job to ``counts``, keyed by the words as text.
-
-    Jobs counted in one process share one table, turned into bytes once at the end
-    (:func:`encode_words`): a table per chunk, each encoded and added up, cost a tenth of
-    the counting on CPython.
-    """
     data, source, offset, line, special_tokens, pretokenizer, errors = job
     counter = word_counter(pretokenizer)
     pattern = _cached_special_pattern(special_tokens)
     texts = [decode_chunk(data, source, offset, line, errors)] if isinstance(data, bytes) else data
+    counts: Dict[str, int] = {}
     for text in texts:
         for piece in split_on_specials(text, pattern):
             counter(piece, counts)
-
-
-def encode_words(counts: Dict[str, int]) -> Dict[bytes, int]:
-    """``counts`` keyed by the words' UTF-8 bytes."""
     return {word.encode("utf-8"): n for word, n in counts.items()}
 
 
@@ -379,13 +364,14 @@ def count_range_packed(job: RangeJob) -> JobResult:
     the whole count 14% faster through files).
     """
     path, ranges, special_tokens, pretokenizer, errors, directory = job
-    counts: Dict[str, int] = {}
+    totals: Dict[bytes, int] = {}
     with open(path, "rb") as f:
         for offset, line, length in ranges:
             f.seek(offset)
             chunk = f.read(length)
-            count_job_into((chunk, path, offset, line, special_tokens, pretokenizer, errors), counts)
-    packed = pack_counts(encode_words(counts))
+            chunk_job: Job = (chunk, path, offset, line, special_tokens, pretokenizer, errors)
+            _add_counts(totals, count_job(chunk_job))
+    packed = pack_counts(totals)
     return packed if directory is None else save_packed(packed, directory)
 
 
@@ -620,13 +606,12 @@ def _run_jobs(
     Serially when there is no executor and ``processes`` is ``None`` or 1 (``jobs`` are
     then :data:`Job` s, counted in this process), else in worker processes.
     """
-    if executor is None and (processes is None or processes == 1):
-        counts: Dict[str, int] = {}
-        for job, size in jobs:
-            count_job_into(job, counts)
-            bar.update(size)
-        return encode_words(counts)
     totals: Dict[bytes, int] = {}
+    if executor is None and (processes is None or processes == 1):
+        for job, size in jobs:
+            _add_counts(totals, count_job(job))
+            bar.update(size)
+        return totals
     own_pool = executor is None
     workers = processes or os.cpu_count() or 1
     pool: Executor = executor if executor is not None else worker_pool(workers)
