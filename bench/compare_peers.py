@@ -64,7 +64,9 @@ Result = Dict[str, Any]
 PHASES_NOTE = (
     "purebpe's count and merge phases are timed inside its run (`purebpe.count`, then "
     "`purebpe.train_from_counts`); a peer's count phase is a run of it that learns no "
-    "merge, and its merge phase the rest of its full run.\n\n"
+    "merge, and its merge phase the rest of its full run (a difference of two runs: where "
+    "the merge phase is short against the noise of counting, it can come out near zero, or "
+    "below).\n\n"
 )
 
 

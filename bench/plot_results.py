@@ -41,7 +41,11 @@ than absolute times.
 ## Scaling: time and memory by corpus size
 
 Every trainer at 18 MB, 100 MB and 1 GB (`bench/scale.py`; the tables are the `scale_*`
-sections below), log-log:
+sections below), log-log. The tables split each contender's time into counting and merging:
+purebpe times its two phases itself; a peer's count phase is a second run of it that learns
+no merge, and its merge phase the rest of its full run (a difference of two runs: where it
+is short against the noise of counting, as for rustbpe and bpeasy at 1 GB, it comes out near
+zero or below).
 
 ![training time by corpus size](img/bench-scale-time.png)
 
