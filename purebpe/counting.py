@@ -67,7 +67,8 @@ COUNTS_FORMAT = "purebpe-word-counts-1"
 RANGE_BYTES = 1 << 26
 #: ... and the jobs per local worker process when the files are smaller than that.
 RANGES_PER_WORKER = 2
-#: Ranges are made of pieces of at least this size (a cut search costs a little each).
+#: A range is cut into pieces of a quarter of it, of at least this size (each piece costs
+#: a cut search) and at most ``chunk_bytes``.
 MIN_PIECE_BYTES = 1 << 16
 #: Characters of text items batched into one job by :func:`count_from_iterator`.
 CHUNK_CHARS = 1 << 21
@@ -360,7 +361,7 @@ def count_range_packed(job: RangeJob) -> JobResult:
 
     Local workers leave their counts in files: a pipe holds 64 KiB, so a worker sending
     megabytes waits until the parent reads them, and the parent reads only when it is not
-    busy adding up other tables (measured on PyPy, 2 workers, 18 MB: 60-90 ms lost per job;
+    busy adding up other tables (measured on PyPy, 2 workers, 18 MB: 40-95 ms lost per job;
     the whole count 14% faster through files).
     """
     path, ranges, special_tokens, pretokenizer, errors, directory = job
@@ -518,7 +519,7 @@ def count(
     total_bytes = sum(p.stat().st_size for p in paths)
     # Workers that see the files read their ranges themselves: RANGES_PER_WORKER each (of
     # equal size, up to RANGE_BYTES), so that the parent merges few tables and the workers
-    # end together. Ranges are cut from pieces of at most a quarter of one.
+    # end together.
     workers = processes or os.cpu_count() or 1
     range_bytes = max(1, min(RANGE_BYTES, -(-total_bytes // (RANGES_PER_WORKER * workers))))
     piece_bytes = min(chunk_bytes, max(MIN_PIECE_BYTES, range_bytes // 4))
