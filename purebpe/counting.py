@@ -543,8 +543,14 @@ def count(
 
     bar = progress_bar(progress, "count", total_bytes, "B", unit_scale=True)
     local_pool = executor is None and processes is not None and processes > 1
-    # Local workers leave their counts in files here (see count_range_packed).
-    directory = scratch_directory() if local_pool else None
+    # Local workers leave their counts in files here (see count_range_packed); with no
+    # temporary directory to be had, they send them back through the pipe.
+    directory = None
+    if local_pool:
+        try:
+            directory = scratch_directory()
+        except OSError:
+            pass
     try:
         if local_pool or (executor is not None and shared_files):
             words = _run_jobs(range_jobs(directory), processes, executor, bar, count_range_packed)

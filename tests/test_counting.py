@@ -243,6 +243,30 @@ def test_local_workers_send_their_counts_through_files_that_are_removed(
     assert list(scratch.iterdir()) == []
 
 
+def test_without_a_scratch_directory_counts_come_back_through_the_pipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_directory() -> str:
+        raise FileNotFoundError("No usable temporary directory found")
+
+    monkeypatch.setattr(counting, "scratch_directory", no_directory)
+    path = write(tmp_path, "\n".join(default_corpus()[:20]))
+    assert purebpe.count(path, processes=2, chunk_bytes=4096).words == purebpe.count(path).words
+
+
+def test_a_full_scratch_disk_fails_the_count_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(packed: PackedCounts, directory: str) -> str:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(counting, "save_packed", full)  # (the workers fork with it)
+    path = write(tmp_path, "\n".join(default_corpus()[:20]))
+    expected = r"^a counting job failed on its worker \(OSError: .*No space left on device\)$"
+    with pytest.raises(PureBPEError, match=expected):
+        purebpe.count(path, processes=2, chunk_bytes=4096)
+
+
 @given(st.dictionaries(st.binary(min_size=1, max_size=40), st.integers(1, 2**63 - 1)))
 def test_saved_counts_load_back_the_same(words: Dict[bytes, int]) -> None:
     with tempfile.TemporaryDirectory() as directory:
