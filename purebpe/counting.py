@@ -516,7 +516,8 @@ def count(
             for chunk, offset, line in read_chunks(path, cutter, chunk_bytes):
                 yield (chunk, str(path), offset, line, specials, pretokenizer, errors), len(chunk)
 
-    total_bytes = sum(p.stat().st_size for p in paths)
+    sizes = [p.stat().st_size for p in paths]
+    total_bytes = sum(sizes)
     # Workers that see the files read their ranges themselves: RANGES_PER_WORKER each (of
     # equal size, up to RANGE_BYTES), so that the parent merges few tables and the workers
     # end together.
@@ -525,10 +526,9 @@ def count(
     piece_bytes = min(chunk_bytes, max(MIN_PIECE_BYTES, range_bytes // 4))
 
     def range_jobs(directory: Optional[str]) -> Iterator[Tuple[RangeJob, int]]:
-        for path in paths:
+        for path, left in zip(paths, sizes):  # left: bytes of the file not in a range yet
             ranges: List[Tuple[int, int, int]] = []
             size = 0
-            left = path.stat().st_size
             for chunk, offset, line in read_chunks(path, cutter, piece_bytes):
                 ranges.append((offset, line, len(chunk)))
                 size += len(chunk)
