@@ -1,13 +1,12 @@
 """Benchmark results, kept in one JSON file that ``bench/plot_results.py`` turns into docs.
 
-Every bench script ends with one line::
+Every bench script's tables are recorded (by :class:`bench._harness.Script`) with::
 
-    from _results import record           # bench/ is the script's directory, so on sys.path
-    record("bench_wakong", rows)          # rows: list of dicts, or the Markdown table it printed
+    record("bench_wakong", rows)          # rows: list of dicts, or a Markdown table
 
 and its latest figures land in ``bench/results/results.json`` under the benchmark's name
 and the interpreter that ran it, replacing that interpreter's previous run and leaving
-the others' alone. ``python3 bench/plot_results.py`` then writes the plots
+the others' alone. ``python -m bench.plot_results`` then writes the plots
 (``docs/img/bench-*.png``) and ``docs/benchmarks.md``.
 
 The file (``"format": "purebpe-bench-results-1"``)::
@@ -30,9 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from purebpe._atomic import write_text  # noqa: E402
+from purebpe._atomic import write_text
 
 #: Where results are kept (committed, so the docs build needs no benchmark run).
 RESULTS = Path(__file__).resolve().parent / "results" / "results.json"
