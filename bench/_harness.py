@@ -490,7 +490,10 @@ class Script:
                     self.show(table, args.record)
                     status |= not table.ok
         except ChildFailed as failure:
-            print(f"{self.name}: {failure}\n{failure.tail}", file=sys.stderr)
+            print(f"{failure.tail}\n{self.name}: {failure}", file=sys.stderr)
+            return 1
+        except FileNotFoundError as missing:  # a corpus or a peer's file
+            print(f"{self.name}: {missing}", file=sys.stderr)
             return 1
         return status
 
