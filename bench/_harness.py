@@ -400,7 +400,8 @@ class Script:
     """A benchmark script: its options, its measurements and its child side.
 
     ``rounds`` is the default of ``--rounds``; ``corpora`` (names, see
-    :func:`corpus_path`) the default of ``--corpus``, which only scripts that give it get,
+    :func:`corpus_path`, or patterns like ``"*.txt"`` in the corpora directory) the
+    default of ``--corpus``, which only scripts that give it get,
     as ``--python``/``--pypy`` only those with ``interpreters=True``.
     """
 
@@ -463,7 +464,8 @@ class Script:
             args.rounds = 1 if args.quick else args.default_rounds
         args.record &= not args.quick  # quick figures must not replace real ones
         if hasattr(args, "corpus"):
-            names = args.corpus or self.corpora
+            names = [str(p) for n in args.corpus or self.corpora for p in ([n] if "*" not in n else
+                     sorted((args.corpora or corpora_dir()).glob(n)))]
             args.corpus = [corpus_path(n, args.corpora, args.quick) for n in names if _found(n, args.corpora)]
         if hasattr(args, "pypy"):
             args.pypy = find_pypy(args.pypy)
