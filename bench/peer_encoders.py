@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Dict, Iterable, Iterator, List, Tuple
 
 from purebpe.bytemap import encode_token
+from purebpe.pretokenize import GPT2_PATTERN
 
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
 class _Joined:
