@@ -55,7 +55,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 import attrs
 
-from ._results import interpreter_name, record
+from ._results import columns_of, interpreter_name, record
 
 ROOT = Path(__file__).resolve().parent.parent
 Result = Dict[str, Any]
@@ -383,9 +383,7 @@ class Table:
         | 1 | x |
         | 2.5 |  |
         """
-        columns: List[str] = []
-        for row in self.rows:
-            columns += [column for column in row if column not in columns]
+        columns = columns_of(self.rows)
         lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
         for row in self.rows:
             cells = ("" if row.get(c) is None else str(row[c]).replace("|", "\\|") for c in columns)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import sys
 import tempfile
@@ -39,15 +38,14 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import purebpe  # noqa: E402
 from purebpe import Tokenizer  # noqa: E402
-from purebpe.bytemap import decode_token  # noqa: E402
 from purebpe.formats.tiktoken_format import tiktoken_encoding  # noqa: E402
-from purebpe.pretokenize import PATTERNS  # noqa: E402
 from purebpe.tokenizer import ENGINE  # noqa: E402
 
 from ._harness import (  # noqa: E402
     Script, Table, chunks_of, corpora_dir, interpreter_label, interpreter_name, measure, pretokenizer_engine,
     run_child, tokenizer_internals,
 )
+from .peer_encoders import gpt2_hf, gpt2_tiktoken  # noqa: E402
 
 EOT = "<|endoftext|>"
 VOCABS = ("purebpe-10k", "gpt2")
@@ -81,18 +79,10 @@ def purebpe_encoder(vocab: str, model_dir: Path) -> Tokenizer:
 
 
 def peer_encoders(vocab: str, model_dir: Path) -> Dict[str, Encode]:
-    import tiktoken
     import tokenizers
 
     if vocab == "gpt2":
-        mapping = json.loads(gpt2_file("vocab.json").read_text(encoding="utf-8"))
-        ranks = {decode_token(key): tid for key, tid in mapping.items() if key != EOT}
-        encoding = tiktoken.Encoding(
-            name="gpt2-local", pat_str=PATTERNS["gpt2"], mergeable_ranks=ranks, special_tokens={EOT: 50256}
-        )
-        hf = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(gpt2_file("vocab.json")), str(gpt2_file("merges.txt"))))
-        hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-        hf.add_special_tokens([EOT])
+        encoding, hf = gpt2_tiktoken(gpt2_file("vocab.json")), gpt2_hf(gpt2_file("vocab.json"), gpt2_file("merges.txt"))
     else:
         encoding = tiktoken_encoding(model_dir, "purebpe-10k")
         hf = tokenizers.Tokenizer.from_file(str(model_dir / "tokenizer.json"))

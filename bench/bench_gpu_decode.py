@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import functools
+import importlib.util
 import os
 import platform
 import re
@@ -47,25 +48,14 @@ from purebpe import Tokenizer
 from purebpe.gpu import BatchDecodeStream, DecodeTable, cupy_unavailable_reason, decode_batch, gather_bytes
 
 from ._harness import Script, Table, corpora_dir, interpreter_name, measure_each, timed
+from .peer_encoders import gpt2_hf
 
-SPECIAL = "<|endoftext|>"
 LOOP = "Python loop: tok.decode per row (lists)"
 Step = Callable[[int], List[str]]
 
 script = Script("bench_gpu_decode", __doc__, rounds=5, corpora=["en-kjv-fortunes-5m.txt"])
 script.option("--rows", type=int, default=256)
 script.option("--width", type=int, default=1024, help="ids per row")
-
-
-def hf_decoder(vocab_path: str, merges_path: str) -> Optional[Any]:
-    try:
-        from tokenizers import Tokenizer, decoders, models
-    except ImportError:
-        return None
-    tokenizer = Tokenizer(models.BPE.from_file(vocab_path, merges_path))
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.add_special_tokens([SPECIAL])
-    return tokenizer
 
 
 def cupy_methods(vocab: Mapping[int, bytes], ids: Any) -> Dict[str, Callable[[], List[str]]]:
@@ -105,7 +95,7 @@ def batch_decode(args: argparse.Namespace) -> List[Table]:
         LOOP: lambda: [tok.decode(row) for row in rows],
         "Python loop: tok.decode per row (2-D array, .tolist() first)": lambda: [tok.decode(row) for row in grid.tolist()],
     }
-    hf = hf_decoder(vocab_path, merges_path)
+    hf = gpt2_hf(vocab_path, merges_path) if importlib.util.find_spec("tokenizers") else None
     if hf is not None:
         methods["HF tokenizers decode_batch"] = lambda: hf.decode_batch(rows, skip_special_tokens=False)
     methods["purebpe NumPy (2-D array)"] = lambda: decode_batch(table, grid)

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from ._harness import RssPeak, Script, Table, corpus_path, importable, interpreter_label, rss_bytes, run_child
+from .hf_trainer_adapter import hf_merges, hf_trainer
 
 LONG_LINE_BYTES = 20_000_000
 Result = Dict[str, Any]
@@ -148,9 +149,7 @@ def table_growth(merges: List[Any]) -> int:
 
 def child_tokenizers(spec: Dict[str, Any]) -> Result:
     os.environ["RAYON_NUM_THREADS"] = str(spec["threads"])  # before tokenizers starts its pool
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    from purebpe.bytemap import decode_token, encode_token
+    from purebpe.bytemap import encode_token
 
     start = time.perf_counter()
     with open(spec["corpus"], "rb") as f:
@@ -164,21 +163,16 @@ def child_tokenizers(spec: Dict[str, Any]) -> Result:
     release_free_memory()
     before = rss_bytes()
     sampler = RssPeak().start()
-    tokenizer = Tokenizer(models.BPE())  # no pre-tokenizer: each line is one word
-    trainer = trainers.BpeTrainer(
-        vocab_size=spec["vocab"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=[], show_progress=False
-    )
+    tokenizer, trainer = hf_trainer(spec["vocab"], byte_level=False)  # each line is one word
     tokenizer.train_from_iterator(lines, trainer, length=len(lines))
     done = time.perf_counter()
     peak = sampler.stop()
-    merges = json.loads(tokenizer.to_str())["model"]["merges"]
-    pairs = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
     return {
         "count_s": prepared - start,
         "merge_s": done - prepared,
         "total_s": done - start,
         "train_rss_growth_mb": (peak - before) / 1e6,
-        "merges": [[decode_token(left).hex(), decode_token(right).hex()] for left, right in pairs],
+        "merges": [[left.hex(), right.hex()] for left, right in hf_merges(tokenizer)],
     }
 
 

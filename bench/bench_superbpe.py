@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ._harness import ChildFailed, Script, Table, corpus_path, peak_rss_mb, run_child, timed
+from .hf_trainer_adapter import hf_trainer
 
 script = Script("bench_superbpe", __doc__, rounds=1, interpreters=True)
 script.option("--train", default="en-gcide-18m.txt")
@@ -38,16 +39,7 @@ def child(spec: Dict[str, Any]) -> Dict[str, Any]:
 
     train_path, vocab = spec["train"], spec["vocab"]
     if spec["tool"] == "hf":
-        from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
-
-        tokenizer = Tokenizer(models.BPE())
-        tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(STAGE2_PATTERN), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ])
-        trainer = trainers.BpeTrainer(
-            vocab_size=vocab, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-        )
+        tokenizer, trainer = hf_trainer(vocab, split=STAGE2_PATTERN)
         _, wall, cpu = timed(tokenizer.train, [train_path], trainer)
         return {"stage2_s": wall, "stage2_cpu_s": cpu}
     transition = spec["transition"]

@@ -21,15 +21,14 @@ each side) and exits 1 on a mismatch. CPython only (``tokenizers`` has no PyPy w
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
 import purebpe
-from purebpe.bytemap import decode_token
 
 from ._harness import Script, Table, corpora_dir, timed
+from .hf_trainer_adapter import train_bpe
 
 CASES = [("en-gcide-18m.txt", 10000), ("en-kjv-fortunes-5m.txt", 10000), ("cs336-corpus.en", 500)]
 SPECIAL = "<|endoftext|>"
@@ -37,22 +36,6 @@ Merges = List[Tuple[bytes, bytes]]
 
 script = Script("check_hf_reproduction", __doc__, rounds=1)
 script.option("--corpora", type=Path, default=None, help="the shared corpora directory")
-
-
-def hf_merges(path: Path, vocab_size: int) -> Merges:
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=[SPECIAL],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tokenizer.train([str(path)], trainer)
-    merges = json.loads(tokenizer.to_str())["model"]["merges"]
-    return [(decode_token(left), decode_token(right)) for left, right in merges]
 
 
 def lines(path: Path) -> Iterator[str]:
@@ -75,7 +58,7 @@ def every_corpus(args: argparse.Namespace) -> Table:
         if not path.exists():
             print(f"{name}: skipped, not found", file=sys.stderr)
             continue
-        theirs, hf_wall, hf_cpu = timed(hf_merges, path, vocab_size)
+        (_, theirs), hf_wall, hf_cpu = timed(train_bpe, path, vocab_size, [SPECIAL])
         mine, wall, cpu = timed(purebpe_merges, path, vocab_size)
         if mine == theirs:
             verdict = f"{len(mine)} merges, identical"

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ._harness import ChildFailed, Script, Table, importable, interpreter_label, run_child
+from .hf_trainer_adapter import hf_merges, hf_trainer
 
 SPECIAL = "<|endoftext|>"
 DEFAULT_VARIANTS = "heap,sorted,bucket"
@@ -108,25 +109,14 @@ def train_purebpe(corpus: str, vocab: int, variant: str, pretokenizer: str, proc
 
 
 def train_tokenizers(corpus: str, vocab: int, pretokenizer: str) -> Result:
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
-
     from purebpe.formats.hf import hf_regex
 
     start = time.perf_counter()
-    tokenizer = Tokenizer(models.BPE())
-    if pretokenizer == "gpt2":
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    else:
-        tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(hf_regex(pretokenizer)), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ])
-    trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=[SPECIAL],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    split = None if pretokenizer == "gpt2" else hf_regex(pretokenizer)  # what purebpe exports
+    tokenizer, trainer = hf_trainer(vocab, [SPECIAL], split=split)
     tokenizer.train([corpus], trainer)
     done = time.perf_counter()
-    merges = len(json.loads(tokenizer.to_str())["model"]["merges"])
-    return {"count_s": None, "merge_s": None, "total_s": done - start, "merges": merges}
+    return {"count_s": None, "merge_s": None, "total_s": done - start, "merges": len(hf_merges(tokenizer))}
 
 
 def train_rustbpe(corpus: str, vocab: int, pretokenizer: str) -> Result:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import importlib.util
 import platform
 import re
 import sys
@@ -30,11 +31,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from purebpe.pretokenize import GPT2_PATTERN
 from purebpe.testing.checks import conformance
 from purebpe.testing.harness import Outcome
 
 from ._harness import ROOT, corpora_dir
+from .peer_encoders import gpt2_hf, gpt2_tiktoken
 
 #: (name, module, package to import first, function, semantics)
 TRAINERS: Sequence[Tuple[str, str, str, str, str]] = (
@@ -234,23 +235,11 @@ def gpt2_agreement(corpora: Path) -> List[str]:
         model = purebpe.load(directory)
         reference = purebpe.Tokenizer.from_model(model)
         encoders: Dict[str, Callable[[str], List[int]]] = {}
-        try:
-            from tokenizers import Tokenizer, models, pre_tokenizers
-
-            hf = Tokenizer(models.BPE.from_file(str(Path(directory) / "vocab.json"), str(Path(directory) / "merges.txt")))
-            hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-            encoders["HF tokenizers"] = lambda text: list(hf.encode(text).ids)
-        except ImportError:
-            pass
-    try:
-        import tiktoken
-
-        specials = {s.encode("utf-8") for s in model.special_tokens}
-        ranks = {token: tid for tid, token in model.vocab.items() if token not in specials}
-        encoding = tiktoken.Encoding("gpt2-files", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={})
-        encoders["tiktoken"] = lambda text: list(encoding.encode_ordinary(text))
-    except ImportError:
-        pass
+    if importlib.util.find_spec("tokenizers"):
+        hf = gpt2_hf(corpora / "gpt2-vocab.json", corpora / "gpt2-merges.txt")
+        encoders["HF tokenizers"] = lambda text: list(hf.encode(text).ids)
+    if importlib.util.find_spec("tiktoken"):
+        encoders["tiktoken"] = gpt2_tiktoken(corpora / "gpt2-vocab.json").encode_ordinary
     texts = list(topics.values())
     expected = [reference.encode(text) for text in texts]
     lines = [
