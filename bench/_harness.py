@@ -38,6 +38,8 @@ The one place where a benchmark needs more of purebpe than its public API gives 
 from __future__ import annotations
 
 import argparse
+import atexit
+import hashlib
 import json
 import os
 import platform
@@ -77,21 +79,16 @@ def corpora_dir() -> Path:
     return ROOT.parent / "shared" / "corpora"
 
 
-def pydoc_text() -> str:
-    """The ``pydoc_data`` topics, joined: a 466 KB English corpus every interpreter ships."""
-    from purebpe.corpus import default_corpus
-
-    return "\n\n".join(default_corpus())
-
-
 def corpus_path(name: str, corpora: Optional[Path] = None, quick: bool = False) -> Path:
     """The file ``name`` stands for: a path, a file of the corpora directory, or
     ``"pydoc"`` (written to a temporary file). ``quick`` gives its first
     :data:`QUICK_BYTES` instead (a temporary copy cut at a line end)."""
-    if name == "pydoc":
+    if name == "pydoc":  # the pydoc_data topics: 466 KB of English every interpreter ships
+        from purebpe.corpus import default_corpus
+
         path = _scratch() / "pydoc_data.topics.txt"
         if not path.exists():
-            path.write_text(pydoc_text(), encoding="utf-8")
+            path.write_text("\n\n".join(default_corpus()), encoding="utf-8")
     else:
         path = Path(name)
         if not path.exists() and not path.is_absolute():
@@ -110,7 +107,31 @@ def corpus_path(name: str, corpora: Optional[Path] = None, quick: bool = False) 
 
 @lru_cache(maxsize=None)
 def _scratch() -> Path:
-    return Path(tempfile.mkdtemp(prefix="purebpe-bench-"))
+    """A temporary folder for this run's corpus copies, removed when the run ends."""
+    path = tempfile.mkdtemp(prefix="purebpe-bench-")
+    atexit.register(shutil.rmtree, path, True)
+    return Path(path)
+
+
+def digest(items: Iterable[Any]) -> str:
+    """A fingerprint of a sequence (ids, merges, counts), the same on every interpreter.
+
+    >>> digest([1, 2]) == digest(iter([1, 2])) != digest([12])
+    True
+    """
+    h = hashlib.sha256()
+    for item in items:
+        h.update(repr(item).encode("utf-8") + b"\n")
+    return h.hexdigest()[:16]
+
+
+def fmt(value: Optional[float], digits: int = 2) -> str:
+    """A table cell: ``value`` with ``digits`` decimals, or empty for ``None``.
+
+    >>> fmt(1.234), fmt(None), fmt(2, 0)
+    ('1.23', '', '2')
+    """
+    return "" if value is None else f"{value:.{digits}f}"
 
 
 def chunks_of(text: str, size: int = 1 << 20) -> List[str]:

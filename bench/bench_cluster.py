@@ -35,7 +35,6 @@ CPython only (Ray and Dask need it); ``psutil`` (a Dask dependency) finds the wo
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import resource
 import sys
@@ -46,20 +45,12 @@ from typing import Any, Callable, Dict, List
 
 import purebpe
 
-from ._harness import ChildFailed, Script, Table, run_child
+from ._harness import ChildFailed, Script, Table, digest, run_child
 
 ENGINES = ("processes=2", "dask", "ray", "dask, shared files", "ray, shared files")
 
 script = Script("bench_cluster", __doc__, corpora=["en-gcide-18m.txt"])
 script.option("--engines", help="comma-separated, of: " + ", ".join(ENGINES) + " (default all; --quick: the first)")
-
-
-def digest(counts: purebpe.WordCounts) -> str:
-    """A fingerprint of the counts: equal counts, equal digests."""
-    h = hashlib.sha256()
-    for word, n in sorted(counts.words.items()):
-        h.update(b"%d\t%s\n" % (n, word))
-    return h.hexdigest()[:16]
 
 
 def peak_rss_of(pid: int) -> float:
@@ -112,7 +103,7 @@ def measure_cluster(
         "parent_cpu_s": after[0] - before[0],
         "workers_cpu_s": after[1] - before[1],
         "services_cpu_s": after[2] - before[2],
-        "digest": digest(counts),
+        "digest": digest(sorted(counts.words.items())),
         "worker_peak_mb": max(peak_rss_of(pid) for pid in worker_pids),
     }
 
@@ -138,7 +129,7 @@ def run_engine(spec: Dict[str, Any]) -> Dict[str, Any]:
             "parent_cpu_s": own_cpu() - cpu,
             "workers_cpu_s": reaped.ru_utime + reaped.ru_stime - children.ru_utime - children.ru_stime,
             "services_cpu_s": 0.0,
-            "digest": digest(counts),
+            "digest": digest(sorted(counts.words.items())),
             "worker_peak_mb": reaped.ru_maxrss / 1024,
             "startup_s": 0.0,
         }
@@ -173,7 +164,7 @@ def run_engine(spec: Dict[str, Any]) -> Dict[str, Any]:
 def engines(args: argparse.Namespace) -> Table:
     corpus = args.corpus[0]
     engines = args.engines.split(",") if args.engines else list(ENGINES[: 1 if args.quick else None])
-    reference = digest(purebpe.count(corpus))
+    reference = digest(sorted(purebpe.count(corpus).words.items()))
     warm_up = Path(tempfile.mkdtemp()) / "warm-up.txt"
     with open(corpus, "rb") as f:
         warm_up.write_bytes(f.read(1 << 20).rsplit(b"\n", 1)[0])

@@ -26,7 +26,6 @@ figures from this same run. ``--profile`` adds where purebpe's time goes.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 import tempfile
@@ -42,7 +41,7 @@ from purebpe.formats.tiktoken_format import tiktoken_encoding  # noqa: E402
 from purebpe.tokenizer import ENGINE  # noqa: E402
 
 from ._harness import (  # noqa: E402
-    Script, Table, chunks_of, corpora_dir, interpreter_label, interpreter_name, measure, pretokenizer_engine,
+    Script, Table, chunks_of, corpora_dir, digest, interpreter_label, interpreter_name, measure, pretokenizer_engine,
     run_child, tokenizer_internals,
 )
 from .peer_encoders import gpt2_hf, gpt2_tiktoken  # noqa: E402
@@ -90,11 +89,6 @@ def peer_encoders(vocab: str, model_dir: Path) -> Dict[str, Encode]:
         "tiktoken": lambda text: encoding.encode(text, allowed_special="all"),
         "HF tokenizers": lambda text: hf.encode(text, add_special_tokens=False).ids,
     }
-
-
-def digest(ids: List[int]) -> str:
-    """A fingerprint of an id sequence that is the same on every interpreter."""
-    return hashlib.sha256(" ".join(map(str, ids)).encode("ascii")).hexdigest()
 
 
 def time_encoder(encode: Encode, chunks: List[str], rounds: int) -> Dict[str, Any]:

@@ -49,8 +49,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
-import json
 import os
 import re
 import statistics
@@ -60,7 +58,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from ._harness import RssPeak, Script, Table, corpus_path, importable, interpreter_label, rss_bytes, run_child
+from ._harness import RssPeak, Script, Table, corpus_path, digest, importable, interpreter_label, rss_bytes, run_child
 from .hf_trainer_adapter import hf_merges, hf_trainer
 
 LONG_LINE_BYTES = 20_000_000
@@ -193,10 +191,6 @@ def zh(args: argparse.Namespace) -> Path:
 
 def vocab(args: argparse.Namespace) -> int:
     return 500 if args.quick else args.vocab
-
-
-def digest(merges: List[List[str]]) -> str:
-    return hashlib.sha256(json.dumps(merges).encode()).hexdigest()[:12]
 
 
 def common_prefix(a: List[List[str]], b: List[List[str]]) -> int:

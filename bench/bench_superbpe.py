@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ._harness import ChildFailed, Script, Table, corpus_path, peak_rss_mb, run_child, timed
+from ._harness import ChildFailed, Script, Table, corpus_path, fmt, peak_rss_mb, run_child, timed
 from .hf_trainer_adapter import hf_trainer
 
 script = Script("bench_superbpe", __doc__, rounds=1, interpreters=True)
@@ -52,10 +52,6 @@ def child(spec: Dict[str, Any]) -> Dict[str, Any]:
     held_out = Path(spec["held_out"]).read_text(encoding="utf-8")
     result["bytes_per_token"] = len(held_out.encode("utf-8")) / len(model.tokenizer().encode(held_out))
     return result
-
-
-def fmt(value: Optional[float], digits: int = 2) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
 
 
 @script.register

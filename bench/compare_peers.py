@@ -42,7 +42,6 @@ the shared corpora when present, unless ``--corpus`` names others.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -51,7 +50,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from ._harness import ChildFailed, Script, Table, importable, interpreter_label, run_child
+from ._harness import ChildFailed, Script, Table, digest, fmt, importable, interpreter_label, run_child
 from .hf_trainer_adapter import hf_merges, hf_trainer
 
 SPECIAL = "<|endoftext|>"
@@ -103,9 +102,8 @@ def train_purebpe(corpus: str, vocab: int, variant: str, pretokenizer: str, proc
     counted = time.perf_counter()
     model = purebpe.train_from_counts(counts, vocab, variant=variant)
     done = time.perf_counter()
-    digest = hashlib.sha256(repr(model.merges).encode("utf-8")).hexdigest()[:16]
     return {"count_s": counted - start, "merge_s": done - counted, "total_s": done - start,
-            "merges": len(model.merges), "digest": digest}
+            "merges": len(model.merges), "digest": digest(model.merges)}
 
 
 def train_tokenizers(corpus: str, vocab: int, pretokenizer: str) -> Result:
@@ -199,10 +197,6 @@ def split_peer_phases(rows: List[Tuple[Contender, Result]]) -> List[Tuple[Conten
             result = dict(result, count_s=twin["total_s"], merge_s=result["total_s"] - twin["total_s"])
         kept.append((contender, result))
     return kept
-
-
-def fmt(value: Optional[float], digits: int = 2) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
 
 
 def summarize(runs: List[Result]) -> Result:
