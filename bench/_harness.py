@@ -153,14 +153,19 @@ def chunks_of(text: str, size: int = 1 << 20) -> List[str]:
 # ------------------------------------------------------------------------------------------
 # Clocks and timing
 # ------------------------------------------------------------------------------------------
-def cpu_seconds() -> float:
-    """CPU time (user + system) of this process and of the children it has reaped."""
+def children_cpu_seconds() -> float:
+    """CPU time (user + system) of the children this process has reaped (0 on Windows)."""
     try:
         import resource
-    except ImportError:  # Windows: this process only
-        return time.process_time()
+    except ImportError:
+        return 0.0
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+    return children.ru_utime + children.ru_stime
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of the children it has reaped (counting pools)."""
+    return time.process_time() + children_cpu_seconds()
 
 
 def peak_rss_mb() -> float:
@@ -316,23 +321,20 @@ def run_child(
     """Run ``python -m module --child JSON(spec)`` and return the dict its last line holds,
     with what the parent measured added: ``child_wall_s``, ``child_cpu_s`` (user + system
     of the child and every process it reaped) and ``stderr``; the child adds its own
-    ``peak_rss_mb``. The repository comes first on the child's ``PYTHONPATH`` (then
-    ``env``'s, then this process's), so this checkout's purebpe and ``bench`` are what run.
+    ``peak_rss_mb``. The child's environment is :func:`child_environment`'s, so this
+    checkout's purebpe and ``bench`` are what run.
     Raises :class:`ChildFailed` when the child exits non-zero, runs over ``timeout``
     seconds, or prints no JSON last line.
     """
-    environment = dict(os.environ, **(env or {}))
-    paths = [str(ROOT), (env or {}).get("PYTHONPATH"), os.environ.get("PYTHONPATH")]
-    environment["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     command = [python, "-m", module, "--child", json.dumps(spec)]
     what = f"{module} child on {Path(python).name} ({json.dumps(spec)[:120]})"
-    wall, cpu = time.perf_counter(), cpu_seconds()
+    wall, cpu = time.perf_counter(), children_cpu_seconds()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=timeout)
+        done = subprocess.run(command, capture_output=True, text=True, env=child_environment(env), timeout=timeout)
     except subprocess.TimeoutExpired as expired:
         stderr = expired.stderr.decode("utf-8", "replace") if isinstance(expired.stderr, bytes) else ""
         raise ChildFailed(what, f"over {timeout:.0f} s", stderr[-3000:]) from None
-    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    wall, cpu = time.perf_counter() - wall, children_cpu_seconds() - cpu
     last = (done.stderr.strip().splitlines() or ["no output on stderr"])[-1]
     if done.returncode != 0:
         raise ChildFailed(what, f"exit {done.returncode}: {last}", done.stderr[-3000:])
@@ -342,6 +344,13 @@ def run_child(
         raise ChildFailed(what, f"no JSON report on its last line: {last}", done.stderr[-3000:]) from None
     result.update(child_wall_s=wall, child_cpu_s=cpu, stderr=done.stderr)
     return result
+
+
+def child_environment(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """This process's environment updated with ``env``, the repository first on
+    ``PYTHONPATH`` (then ``env``'s, then this process's)."""
+    paths = [str(ROOT), (env or {}).get("PYTHONPATH"), os.environ.get("PYTHONPATH")]
+    return dict(os.environ, **dict(env or {}, PYTHONPATH=os.pathsep.join(p for p in paths if p)))
 
 
 @lru_cache(maxsize=None)
@@ -360,9 +369,8 @@ def interpreter_label(python: str) -> str:
 @lru_cache(maxsize=None)
 def importable(python: str, module: str) -> bool:
     """Whether ``python`` can import ``module`` (with this repository on its path)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
-        return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=env).returncode == 0
+        return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=child_environment()).returncode == 0
     except OSError:
         return False
 
