@@ -32,8 +32,9 @@ does once for all of them:
 * **results**: a :class:`Table` is printed as Markdown and recorded with
   :func:`bench._results.record` into ``bench/results/results.json``.
 
-The one place where a benchmark needs more of purebpe than its public API gives is
-:func:`tokenizer_internals` below; the hooks it stands in for are listed there.
+The one place where a benchmark needs more of purebpe than its public API gives is the
+ADAPTER section at the end (the stages of ``Tokenizer.encode``, for profiles); each
+function there names the public hook that would replace it.
 """
 from __future__ import annotations
 
@@ -550,31 +551,25 @@ def _found(name: str, corpora: Optional[Path]) -> bool:
 # The one place that touches its private parts; each item names the public hook that
 # would replace it (asked of the tokenizer's owner), so that this section can go.
 # ------------------------------------------------------------------------------------------
-@attrs.frozen
-class TokenizerInternals:
-    """The stages of a tokenizer's ``encode``, for profiles: ``split_specials(text)``
-    (``[(piece, is_special)]``, every special token allowed), ``pretokenize(piece)`` (its
-    pre-tokens, with the tokenizer's own engine), and ``word_cache`` (the pre-token ->
-    ids dict ``encode`` fills)."""
-
-    split_specials: Callable[[str], List["tuple[str, bool]"]]
-    pretokenize: Callable[[str], List[str]]
-    word_cache: Mapping[str, List[int]]
-
-
-def tokenizer_internals(tok: Any) -> TokenizerInternals:
-    """Wanted public hooks on ``purebpe.Tokenizer``: a ``pretokenize(text) -> List[str]``
-    method (the pre-tokenizer ``encode`` uses, today ``tok._split``), and a read-only
-    ``word_cache`` property (today ``tok._cache``). Splitting on special tokens is public
-    already (``purebpe.specials``)."""
+def special_splitter(tok: Any) -> Callable[[str], List["tuple[str, bool]"]]:
+    """``text -> [(piece, is_special)]``, every special token of ``tok`` allowed: the first
+    stage of ``encode`` (public already, through :mod:`purebpe.specials`)."""
     from purebpe.specials import special_pattern, split_keep_specials
 
     pattern = special_pattern(frozenset(tok.special_tokens))
-    return TokenizerInternals(
-        split_specials=lambda text: split_keep_specials(text, pattern),
-        pretokenize=tok._split,
-        word_cache=tok._cache,
-    )
+    return lambda text: split_keep_specials(text, pattern)
+
+
+def pretokenizer_of(tok: Any) -> Callable[[str], List[str]]:
+    """The pre-tokenizer ``tok.encode`` uses, engine included. Wanted public hook:
+    ``Tokenizer.pretokenize(text) -> List[str]`` (today the private ``tok._split``)."""
+    return tok._split  # type: ignore[no-any-return]
+
+
+def word_cache_of(tok: Any) -> Mapping[str, List[int]]:
+    """The pre-token -> ids cache ``tok.encode`` fills. Wanted public hook: a read-only
+    ``Tokenizer.word_cache`` property (today the private ``tok._cache``)."""
+    return tok._cache  # type: ignore[no-any-return]
 
 
 @contextmanager

@@ -42,7 +42,7 @@ from purebpe.tokenizer import ENGINE  # noqa: E402
 
 from ._harness import (  # noqa: E402
     Script, Table, chunks_of, corpora_dir, digest, interpreter_label, interpreter_name, measure, pretokenizer_engine,
-    run_child, tokenizer_internals,
+    pretokenizer_of, run_child, special_splitter, word_cache_of,
 )
 from .peer_encoders import gpt2_hf, gpt2_tiktoken  # noqa: E402
 
@@ -99,22 +99,22 @@ def time_encoder(encode: Encode, chunks: List[str], rounds: int) -> Dict[str, An
 
 def profile(tok: Tokenizer, chunks: List[str], rounds: int) -> Dict[str, float]:
     """CPU seconds per pass (best of ``rounds``) of each stage of a warm ``encode``."""
-    stages = tokenizer_internals(tok)
-    pieces = [p for c in chunks for p, special in stages.split_specials(c) if not special]
-    words = [w for p in pieces for w in stages.pretokenize(p)]
+    split_specials, pretokenize, cache = special_splitter(tok), pretokenizer_of(tok), word_cache_of(tok)
+    pieces = [p for c in chunks for p, special in split_specials(c) if not special]
+    words = [w for p in pieces for w in pretokenize(p)]
     for chunk in chunks:
         tok.encode(chunk)  # fill the cache
 
     def lookups() -> None:
         out: List[int] = []
-        get = stages.word_cache.get
+        get = cache.get
         for word in words:
             out += get(word)  # type: ignore[operator]
 
     runs = {
         "encode (warm)": lambda: [tok.encode(c) for c in chunks],
-        "split on special tokens": lambda: [stages.split_specials(c) for c in chunks],
-        f"pre-tokenize ({ENGINE})": lambda: [stages.pretokenize(p) for p in pieces],
+        "split on special tokens": lambda: [split_specials(c) for c in chunks],
+        f"pre-tokenize ({ENGINE})": lambda: [pretokenize(p) for p in pieces],
         "word cache lookups + id list": lookups,
     }
     seconds = {stage: measure(run, rounds, cold=False).best_cpu for stage, run in runs.items()}

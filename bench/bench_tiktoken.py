@@ -30,7 +30,7 @@ from purebpe import Tokenizer
 from purebpe.pretokenize import PATTERNS
 from purebpe.tiktoken_compat import ENCODINGS, read_ranks
 
-from ._harness import Script, Table, chunks_of, interpreter_name, measure, timed, tokenizer_internals
+from ._harness import Script, Table, chunks_of, interpreter_name, measure, pretokenizer_of, timed
 
 PIECE_CHARS = 32 * 1024
 Encode = Callable[[str], List[int]]
@@ -137,7 +137,7 @@ def encode_throughput(args: argparse.Namespace) -> Table:
 def pretokenize_share(name: str, chunks: List[str], rounds: int) -> "tuple[float, float]":
     """Warm CPU seconds of purebpe's whole encode, and of its pre-tokenizer alone."""
     tok = Tokenizer.from_tiktoken(rank_file(name), name)
-    split = tokenizer_internals(tok).pretokenize
+    split = pretokenizer_of(tok)
     for chunk in chunks:
         tok.encode_ordinary(chunk)  # fill the word cache
     timings = {

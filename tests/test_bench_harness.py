@@ -187,15 +187,15 @@ def test_docstring_examples() -> None:
     assert doctest.testmod(_harness).failed == 0
 
 
-def test_tokenizer_internals_match_encode() -> None:
+def test_tokenizer_adapter_matches_encode() -> None:
     model = purebpe.train_from_iterator(["hello world, hello there<|x|>"] * 20, 300, ["<|x|>"])
     tok = model.tokenizer()
-    stages = _harness.tokenizer_internals(tok)
-    assert stages.split_specials("hi<|x|>there") == [("hi", False), ("<|x|>", True), ("there", False)]
-    words = stages.pretokenize("hello world")
+    split_specials = _harness.special_splitter(tok)
+    assert split_specials("hi<|x|>there") == [("hi", False), ("<|x|>", True), ("there", False)]
+    words = _harness.pretokenizer_of(tok)("hello world")
     assert words == ["hello", " world"]
     ids = tok.encode("hello world")
-    assert [i for w in words for i in stages.word_cache[w]] == ids
+    assert [i for w in words for i in _harness.word_cache_of(tok)[w]] == ids
     with _harness.pretokenizer_engine("scanner"):
         scanning = model.tokenizer()
     assert scanning.encode("hello world") == ids
