@@ -50,7 +50,7 @@ from typing import (
 )
 
 from .core import apply_merges, pack_pair
-from .counting import ChunkCutter, check_text
+from .pretokenize.chunking import ChunkCutter, check_text
 from .errors import InputError, PureBPEError, UnknownTokenError
 from .formats.bytelevel import special_text, unmerged_tokens
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
@@ -553,7 +553,7 @@ class Tokenizer:
         UTF-8 incrementally: a sequence split across items is joined, and invalid UTF-8
         raises :class:`purebpe.InputError` with its byte offset in the stream.
         Text is gathered into buffers of about ``STREAM_CHARS`` characters and each is
-        cut where cutting cannot change the result (:class:`purebpe.counting.ChunkCutter`:
+        cut where cutting cannot change the result (:class:`purebpe.pretokenize.chunking.ChunkCutter`:
         before a special token, or before a space or newline that precedes a
         non-space), so the ids equal ``encode("".join(texts))`` while memory stays flat.
         A stretch of text with no such place (one enormous word) is held until it ends.
