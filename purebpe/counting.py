@@ -36,7 +36,7 @@ from typing import (
 )
 
 from ._atomic import PathLike
-from ._workers import scratch_directory, stop_workers, worker_pool
+from ._workers import WorkerPool, scratch_directory, stop_workers, worker_pool
 from .errors import PureBPEError
 from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
@@ -356,9 +356,13 @@ def _run_jobs(
             add_counts(totals, count_job(job))
             bar.update(size)
         return totals
-    own_pool = executor is None
     workers = processes or os.cpu_count() or 1
-    pool: Executor = executor if executor is not None else worker_pool(workers)
+    own_pool: Optional[WorkerPool] = None
+    pool: Executor
+    if executor is None:
+        pool = own_pool = worker_pool(workers)
+    else:
+        pool = executor
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
     pending: Dict["Future[JobResult]", int] = {}
@@ -370,17 +374,17 @@ def _run_jobs(
         while pending:
             _collect_some(pending, totals, bar)
     except BrokenExecutor:  # from submit() or a result: a local worker died
-        if own_pool:
-            stop_workers(pool)
+        if own_pool is not None:
+            stop_workers(own_pool)
         raise PureBPEError(
             "a counting worker process died (killed, or out of memory); nothing was counted"
         ) from None
     except BaseException:
-        if own_pool:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
-            stop_workers(pool)
+        if own_pool is not None:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
+            stop_workers(own_pool)
         raise
-    if own_pool:
-        pool.shutdown(cancel_futures=True)
+    if own_pool is not None:
+        own_pool.shutdown(cancel_futures=True)
     return totals
 
 
