@@ -50,9 +50,9 @@ from typing import (
 )
 
 from .core import apply_merges, pack_pair
+from .formats.gpt2 import read_vocab_and_merges
 from .pretokenize.chunking import ChunkCutter, check_text
 from .errors import InputError, PureBPEError, UnknownTokenError
-from .formats.bytelevel import special_text, unmerged_tokens
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .specials import check_special_tokens, special_pattern, split_keep_specials
 from .tiktoken_compat import (
@@ -61,8 +61,10 @@ from .tiktoken_compat import (
     last_whitespace_size,
     official_encoding,
     read_ranks,
+    recover_merges,
     tokens_starting_with,
 )
+from .vocab import special_text, unmerged_tokens
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -262,8 +264,6 @@ class Tokenizer:
         """The merges in order, as byte pairs (recovered from the ranks for :meth:`from_ranks`)."""
         if self._merges is None:
             assert self._whole_tokens is not None
-            from .formats.tiktoken_format import recover_merges
-
             self._merges = recover_merges(self._whole_tokens)
         return self._merges
 
@@ -342,8 +342,6 @@ class Tokenizer:
         for the constructor, and the entries written outside GPT-2's byte alphabet (added
         tokens); a list gives them explicitly (those missing from ``vocab.json`` get new ids).
         """
-        from .formats.gpt2 import read_vocab_and_merges
-
         vocab, merges, specials, pretokenizer = read_vocab_and_merges(vocab_path, merges_path)
         return cls(
             vocab,
