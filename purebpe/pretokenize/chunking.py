@@ -1,14 +1,16 @@
 """Chunking: cut text into pieces that can be pre-tokenized apart without changing the result.
 
 Counting streams files in chunks (:func:`read_chunks`), and the tokenizer streams text the
-same way: both cut only where :class:`ChunkCutter` says that cutting cannot change the
-words. :func:`decode_chunk` and :func:`check_text` turn a chunk of bytes, or one item of a
-text iterable, into checked text, naming where bad input is.
+same way (:func:`cut_stream`): both cut only where :class:`ChunkCutter` says that cutting
+cannot change the words. :func:`decode_chunk`, :func:`check_text`, :func:`clean_text` and
+:func:`decode_stream` turn bytes, or items of a text iterable, into checked text, naming
+where bad input is.
 """
 from __future__ import annotations
 
+import codecs
 import re
-from typing import Iterator, List, Optional, Pattern, Sequence, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Pattern, Sequence, Tuple, Union
 
 from .._atomic import PathLike
 from ..errors import InputError, PureBPEError
@@ -132,3 +134,83 @@ def check_text(text: object, index: int, errors: str) -> str:
             offset=exc.start,
         ) from None
     return text
+
+
+def clean_text(text: object) -> str:
+    """``text`` checked to be a ``str``, with lone surrogates replaced by U+FFFD."""
+    if not isinstance(text, str):
+        raise PureBPEError(f"expected text as str, got {type(text).__name__}")
+    return check_text(text, 0, "replace")
+
+
+def decode_stream(items: Iterable[Union[str, bytes]]) -> Iterator[str]:
+    """``items`` as text: ``bytes`` items are decoded as one UTF-8 stream; invalid UTF-8
+    raises :class:`InputError` with its byte offset in the stream."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    offset = 0  # bytes of the stream before the current item
+    for item in items:
+        if not isinstance(item, (bytes, bytearray)):
+            yield item  # a str, or what cut_stream refuses with a clear error
+            continue
+        try:
+            yield decoder.decode(item)
+        except UnicodeDecodeError as exc:
+            raise _invalid_utf8(offset, exc, len(item)) from None
+        offset += len(item)
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise _invalid_utf8(offset, exc, 0) from None
+
+
+def _invalid_utf8(offset: int, exc: UnicodeDecodeError, item_size: int) -> InputError:
+    """Where invalid UTF-8 is in the stream: the decoder's pending bytes come before the item."""
+    pending = len(exc.object) - item_size
+    return InputError(f"invalid UTF-8 ({exc.reason})", "the byte stream", offset - pending + exc.start)
+
+
+def cut_stream(
+    texts: Iterable[str],
+    cutter: ChunkCutter,
+    check: Callable[[str, int], None],
+    chunk_chars: int,
+) -> Iterator[str]:
+    """The concatenation of ``texts`` in pieces, each cut where ``cutter`` allows.
+
+    Text is gathered until about ``chunk_chars`` characters are pending, cleaned
+    (:func:`clean_text`), passed to ``check(text, offset in the stream)``, and cut at its
+    last safe place; a stretch with no safe place is held until twice as much text has
+    come. A high surrogate at the end of a buffer is held, as it may pair with a low one
+    in the next item. The pieces joined are the whole stream, cleaned.
+    """
+    pending: List[str] = []
+    size = 0
+    done = 0  # characters of the stream already yielded: where ``pending`` starts
+    threshold = chunk_chars
+    for index, chunk in enumerate(texts):
+        if not isinstance(chunk, str):
+            raise PureBPEError(f"encode_iterable: item {index} is {type(chunk).__name__}, not str")
+        pending.append(chunk)
+        size += len(chunk)
+        if size < threshold:
+            continue
+        text = "".join(pending)
+        held = text[-1] if "\ud800" <= text[-1] <= "\udbff" else ""
+        clean = clean_text(text[: len(text) - len(held)])
+        # The cutter keeps its reserve before the end: a string of that length that starts
+        # before the cut (a disallowed token) is whole in what ``check`` saw.
+        check(clean, done)
+        data = clean.encode("utf-8")
+        cut = cutter.cut(data)
+        if cut <= 0:
+            pending, size = [data.decode("utf-8"), held], size
+            threshold = 2 * size  # look again when twice as much text has come
+            continue
+        head = data[:cut].decode("utf-8")
+        yield head
+        done += len(head)
+        rest = data[cut:].decode("utf-8") + held
+        pending, size, threshold = [rest], len(rest), chunk_chars
+    text = clean_text("".join(pending))
+    check(text, done)
+    yield text
