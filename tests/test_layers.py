@@ -36,7 +36,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("hf", ("hf",)),
     ("corpus", ("corpus", "readers", "corpus_readers")),
     ("counting", ("counting", "cluster")),
-    ("training", ("training", "superbpe", "wakong", "gpu")),
+    ("training", ("training_options", "training", "superbpe", "wakong", "gpu")),
     ("api", ("purebpe",)),
     ("apps", ("cli", "__main__", "compat", "testing")),
 ]
