@@ -13,13 +13,13 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .core import WordTable
 from .counting import Files, count, count_from_iterator
-from .wordcounts import WordCounts
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pretokenizer
 from .progress import Progress, end_early, progress_bar
 from .trainers import choose_variant, get_trainer
 from .training_options import TrainingOptions
+from .wordcounts import WordCounts
 
 
 def train(
