@@ -30,13 +30,14 @@ from typing import Iterable, Optional
 
 import attrs
 
-from .counting import Files, WordCounts, count
+from .counting import Files, count
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer, check_pretokenizer
 from .progress import Progress
 from .training import count_with, merge_counts
 from .training_options import TrainingOptions
+from .wordcounts import WordCounts
 
 __all__ = [
     "STAGE2_PATTERN",

@@ -12,13 +12,14 @@ from concurrent.futures import Executor
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .core import WordTable
-from .counting import Files, WordCounts, count, count_from_iterator
+from .counting import Files, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pretokenizer
 from .progress import Progress, end_early, progress_bar
 from .trainers import choose_variant, get_trainer
 from .training_options import TrainingOptions
+from .wordcounts import WordCounts
 
 
 def train(

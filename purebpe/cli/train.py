@@ -11,7 +11,7 @@ import attrs
 
 from .._atomic import check_output_dir
 from ..core import WordTable
-from ..counting import WordCounts
+from ..wordcounts import WordCounts
 from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
