@@ -33,8 +33,7 @@ does once for all of them:
   :func:`bench._results.record` into ``bench/results/results.json``.
 
 The one place where a benchmark needs more of purebpe than its public API gives is the
-ADAPTER section at the end (the stages of ``Tokenizer.encode``, for profiles); each
-function there names the public hook that would replace it.
+section at the end (the stages of ``Tokenizer.encode``, for profiles).
 """
 from __future__ import annotations
 
@@ -547,9 +546,7 @@ def _found(name: str, corpora: Optional[Path]) -> bool:
 
 
 # ------------------------------------------------------------------------------------------
-# ADAPTER: what the benchmarks need of ``purebpe.Tokenizer`` beyond its public API.
-# The one place that touches its private parts; each item names the public hook that
-# would replace it (asked of the tokenizer's owner), so that this section can go.
+# The stages of ``purebpe.Tokenizer.encode``, through its public hooks (for profiles).
 # ------------------------------------------------------------------------------------------
 def special_splitter(tok: Any) -> Callable[[str], List["tuple[str, bool]"]]:
     """``text -> [(piece, is_special)]``, every special token of ``tok`` allowed: the first
@@ -561,22 +558,19 @@ def special_splitter(tok: Any) -> Callable[[str], List["tuple[str, bool]"]]:
 
 
 def pretokenizer_of(tok: Any) -> Callable[[str], List[str]]:
-    """The pre-tokenizer ``tok.encode`` uses, engine included. Wanted public hook:
-    ``Tokenizer.pretokenize(text) -> List[str]`` (today the private ``tok._split``)."""
-    return tok._split  # type: ignore[no-any-return]
+    """The pre-tokenizer ``tok.encode`` uses, engine included."""
+    return tok.pretokenize  # type: ignore[no-any-return]
 
 
 def word_cache_of(tok: Any) -> Mapping[str, List[int]]:
-    """The pre-token -> ids cache ``tok.encode`` fills. Wanted public hook: a read-only
-    ``Tokenizer.word_cache`` property (today the private ``tok._cache``)."""
-    return tok._cache  # type: ignore[no-any-return]
+    """The pre-token -> ids cache ``tok.encode`` fills."""
+    return tok.word_cache  # type: ignore[no-any-return]
 
 
 @contextmanager
 def pretokenizer_engine(engine: str) -> Iterator[None]:
     """Tokenizers built inside use the pre-tokenizer ``engine`` (``"scanner"``, ``"re"``,
-    ``"regex"``). Wanted public hook: an ``engine=`` keyword on ``Tokenizer``'s
-    constructors; today the module default ``purebpe.tokenizer.ENGINE`` is swapped."""
+    ``"regex"``): the module default :data:`purebpe.tokenizer.ENGINE` is swapped."""
     import purebpe.tokenizer as module
 
     saved, module.ENGINE = module.ENGINE, engine

@@ -32,6 +32,7 @@ import bisect
 import importlib
 import operator
 from pathlib import Path
+from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -307,6 +308,13 @@ class Tokenizer:
         takes tiktoken's ``allowed_special=set()``, ``disallowed_special="all"``. Lone
         surrogates are replaced by U+FFFD first, as tiktoken does (a high surrogate
         followed by a low one becomes the character they encode).
+
+        >>> import purebpe
+        >>> tok = purebpe.train_from_iterator(["low lower lowest"] * 3, 262, ["<|endoftext|>"]).tokenizer()
+        >>> tok.encode("lowest<|endoftext|>")
+        [258, 260, 261]
+        >>> [tok.decode([i]) for i in _]
+        ['lowe', 'st', '<|endoftext|>']
         """
         pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
         text = clean_text(text)
@@ -314,6 +322,20 @@ class Tokenizer:
         ids: List[int] = []
         self._encode_into(text, pattern, ids)
         return ids
+
+    def pretokenize(self, text: str) -> List[str]:
+        """The pre-tokens ``encode`` splits ordinary text into (no special tokens cut).
+
+        >>> import purebpe
+        >>> purebpe.train_from_iterator(["a b"], 256).tokenizer().pretokenize("lower, lowest")
+        ['lower', ',', ' lowest']
+        """
+        return self._split(text)
+
+    @property
+    def word_cache(self) -> Mapping[str, List[int]]:
+        """The ids of the pre-tokens encoded so far (a read-only view of the encode cache)."""
+        return MappingProxyType(self._cache)
 
     def encode_ordinary(self, text: str) -> List[int]:
         """The token ids of ``text`` with special tokens treated as plain text."""
@@ -596,7 +618,13 @@ class Tokenizer:
         return data
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """The text the ids stand for; invalid UTF-8 is handled by ``errors`` (U+FFFD)."""
+        """The text the ids stand for; invalid UTF-8 is handled by ``errors`` (U+FFFD).
+
+        >>> import purebpe
+        >>> tok = purebpe.train_from_iterator(["low lower lowest"] * 3, 262).tokenizer()
+        >>> tok.decode([258, 260]), tok.decode([0xE4, 0xB8])
+        ('lowest', '\ufffd')
+        """
         return self.decode_bytes(ids).decode("utf-8", errors)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
