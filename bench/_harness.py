@@ -32,8 +32,8 @@ does once for all of them:
 * **results**: a :class:`Table` is printed as Markdown and recorded with
   :func:`bench._results.record` into ``bench/results/results.json``.
 
-The one place where a benchmark needs more of purebpe than its public API gives is the
-section at the end (the stages of ``Tokenizer.encode``, for profiles).
+The section at the end takes ``Tokenizer.encode`` apart into its stages (for profiles),
+through the tokenizer's public hooks.
 """
 from __future__ import annotations
 
