@@ -112,7 +112,7 @@ def find_rank_file(rank_file: str) -> Path:
             if expected is None or hashlib.sha256(data).hexdigest() == expected:
                 return path
             looked.append(f"{path} (wrong sha256)")
-        looked.append(place)
+        looked.append(f"{place} ({candidates[0].parent})")
     raise PureBPEError(
         f"no {rank_file} found offline; looked in: {', '.join(looked)}; put the file in a "
         f"folder named by $PUREBPE_TIKTOKEN_DIR (or run scripts/fetch_tokenizer_files.py)"
