@@ -359,7 +359,7 @@ def test_unknown_engine_raises(bad: str) -> None:
 
 
 def test_unknown_pretokenizer_raises() -> None:
-    with pytest.raises(PureBPEError, match="gpt2, cl100k, o200k, none"):
+    with pytest.raises(PureBPEError, match="gpt2, cl100k, o200k, llama3, qwen, none"):
         word_counter("gpt4")
 
 
