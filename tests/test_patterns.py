@@ -29,7 +29,7 @@ from purebpe.pretokenize import (
     splitter,
 )
 
-NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen")
+NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken")
 STDLIB_ENGINES = ("scanner", "re")
 
 regex = pytest.importorskip("regex")
