@@ -39,6 +39,7 @@ __all__ = [
     "Whitespace",
     "WhitespaceSplit",
     "from_json",
+    "metaspace_from_json",
     "split_text",
 ]
 
@@ -107,7 +108,8 @@ def _get(obj: Mapping[str, Any], name: str, kind: type, default: Any, what: str)
     return value
 
 
-def _metaspace(obj: Mapping[str, Any]) -> Metaspace:
+def metaspace_from_json(obj: Mapping[str, Any]) -> Metaspace:
+    """A ``Metaspace`` object (pre-tokenizer or decoder: they share the fields)."""
     scheme = obj.get("prepend_scheme")
     legacy = obj.get("add_prefix_space")
     if legacy is False:
@@ -144,7 +146,7 @@ def from_json(obj: Mapping[str, Any]) -> PreTokenizer:
             _get(obj, "use_regex", bool, True, kind),
         )
     if kind == "Metaspace":
-        return _metaspace(obj)
+        return metaspace_from_json(obj)
     if kind == "Split":
         return Split(
             _get(obj, "pattern", Mapping, None, kind),
