@@ -51,7 +51,9 @@ def test_transform_initial_offset_and_insert_at_start() -> None:
     # An inserted char after the dropped prefix takes the span of the last dropped char.
     assert list(zip(out.text, out.starts, out.ends)) == [("q", 1, 2), ("c", 2, 3)]
     out = Normalized.of("").transform([("q", 1)])
-    assert (out.text, out.starts, out.ends) == ("q", [0], [1 - 1])
+    assert (out.text, out.starts, out.ends) == ("q", [0], [0])
+    out = Normalized.of("", 7).transform([("q", 1)])
+    assert (out.starts, out.ends, out.origin) == ([7], [7], 7)
 
 
 @given(st.text(max_size=30), st.integers(0, 100))

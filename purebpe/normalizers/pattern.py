@@ -19,7 +19,9 @@ out ZWJ/ZWNJ) and ``\\h`` (Oniguruma: a hex digit; ``regex``: horizontal space).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+import re
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import pretokenize
 from ..errors import PureBPEError
@@ -43,47 +45,135 @@ def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
     return pretokenize.splitter(resolved)
 
 
-def regex_source(source: str) -> str:
-    r"""``source`` (Oniguruma syntax) as ``regex`` reads it the same way.
+_INTERVAL = re.compile(r"\{(\d*)(,\d*)?\}")
 
-    Oniguruma allows a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and
-    ``&&`` intersections; ``regex`` reads those only in its VERSION1 mode, so such a
-    pattern gets ``(?V1)`` (everything else stays VERSION0, which matches Oniguruma's
-    other rules more closely).
+
+def _escape_end(source: str, i: int) -> int:
+    """The end of the escape sequence starting with the backslash at ``i``."""
+    if i + 1 >= len(source):
+        return len(source)
+    kind = source[i + 1]
+    if kind in "pPxkgN" and i + 2 < len(source) and source[i + 2] in "{<":
+        close = source.find("}" if source[i + 2] == "{" else ">", i + 3)
+        return close + 1 if close >= 0 else len(source)
+    if kind == "x":
+        end = i + 2
+        while end < len(source) and end < i + 4 and source[end] in "0123456789abcdefABCDEF":
+            end += 1
+        return end
+    if kind in "pP":
+        return min(i + 3, len(source))
+    return i + 2
+
+
+def _class_end(source: str, i: int) -> Tuple[int, bool]:
+    """The end of the character class opening at ``i``, and whether it nests a class or
+    intersects (``&&``), which ``regex`` reads only in VERSION1 mode."""
+    n = len(source)
+    j = i + 1
+    if source.startswith("^", j):
+        j += 1
+    if source.startswith("]", j):
+        j += 1  # a "]" first in a class is a literal
+    depth = 1
+    nested = False
+    while j < n:
+        char = source[j]
+        if char == "\\":
+            j = _escape_end(source, j)
+            continue
+        if source.startswith("[:", j):
+            close = source.find(":]", j + 2)
+            j = close + 2 if close >= 0 else n
+            continue
+        if char == "[":
+            nested = True
+            depth += 1
+        elif source.startswith("&&", j):
+            nested = True
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1, nested
+        j += 1
+    return n, nested
+
+
+def regex_source(source: str) -> str:
+    r"""``source`` (Oniguruma, Ruby syntax, as HF compiles it) as ``regex`` reads it the same way.
+
+    Two constructs real files can hold mean something else in ``regex``:
+
+    * an interval followed by ``+``: possessive in ``regex``, but in Oniguruma's Ruby
+      syntax a repetition of the interval (``\p{N}{1,3}+`` is ``(?:\p{N}{1,3})+``: any
+      run of digits).  tiktoken's own cl100k string has one, so that string in a
+      ``tokenizer.json`` is *not* cl100k for HF;
+    * a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and ``&&``: read only
+      in ``regex``'s VERSION1 mode, so such a pattern gets ``(?V1)``.
+
+    ``{,n}`` becomes ``{0,n}``.
 
     >>> print(regex_source(r"[^(\s|[.,])]+"))
     (?V1)[^(\s|[.,])]+
-    >>> print(regex_source(r"[[:alpha:]\]]+"))
-    [[:alpha:]\]]+
+    >>> print(regex_source(r"\p{N}{1,3}+|(ab){2}+|x{,2}"))
+    (?:\p{N}{1,3})+|(?:(ab){2})+|x{0,2}
+    >>> print(regex_source(r"[[:alpha:]\]]+ ?[^\s]++"))
+    [[:alpha:]\]]+ ?[^\s]++
     """
-    in_class = False
+    out: List[str] = []
+    groups: List[int] = []  # where each open group starts in ``out``
+    atom = -1  # where the last complete atom starts in ``out``
+    nested = False
     i = 0
     n = len(source)
     while i < n:
         char = source[i]
         if char == "\\":
-            i += 2
+            end = _escape_end(source, i)
+            atom = len(out)
+            out.append(source[i:end])
+            i = end
             continue
-        if not in_class:
-            if char == "[":
-                in_class = True
-                i += 1
-                # A "]" first in a class (after an optional "^") is a literal.
-                if source.startswith("^", i):
-                    i += 1
-                if source.startswith("]", i):
+        if char == "[":
+            end, inner = _class_end(source, i)
+            nested = nested or inner
+            atom = len(out)
+            out.append(source[i:end])
+            i = end
+            continue
+        if char == "(":
+            groups.append(len(out))
+            out.append(char)
+            i += 1
+            continue
+        if char == ")":
+            atom = groups.pop() if groups else len(out)
+            out.append(char)
+            i += 1
+            continue
+        if char == "{":
+            interval = _INTERVAL.match(source, i)
+            if interval is not None and atom >= 0:
+                low, high = interval.group(1), interval.group(2)
+                if low == "" and high is not None:
+                    out.append("{0" + high + "}")
+                else:
+                    out.append(interval.group())
+                i = interval.end()
+                if source.startswith("+", i):
+                    out.insert(atom, "(?:")
+                    out.append(")+")
                     i += 1
                 continue
-        elif source.startswith("[:", i):
-            end = source.find(":]", i + 2)
-            i = end + 2 if end >= 0 else n
+        if char in "*+?":
+            out.append(char)
+            i += 1
             continue
-        elif char == "[" or source.startswith("&&", i):
-            return "(?V1)" + source
-        elif char == "]":
-            in_class = False
+        atom = len(out)
+        out.append(char)
         i += 1
-    return source
+    translated = "".join(out)
+    return "(?V1)" + translated if nested else translated
 
 
 class HFPattern:
@@ -106,9 +196,10 @@ class HFPattern:
         self._split: Optional[Callable[[str], List[str]]] = None
         self._finditer: Any = None
         if kind == "Regex" or source == "":
-            self._split = _named_splitter(source) if kind == "Regex" else None
+            translated = regex_source(source) if kind == "Regex" else ""
+            self._split = _named_splitter(translated) if kind == "Regex" else None
             if self._split is None:
-                self._finditer = custom.compiled(regex_source(source) if kind == "Regex" else "").finditer
+                self._finditer = custom.compiled(translated).finditer
 
     def to_json(self) -> Dict[str, Any]:
         """The JSON object this pattern was read from."""

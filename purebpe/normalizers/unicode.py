@@ -185,7 +185,7 @@ class Lowercase:
         if lowered == s.text:
             return s
         if len(lowered) == len(s.text):
-            return Normalized(lowered, s.starts, s.ends)
+            return Normalized(lowered, s.starts, s.ends, s.origin)
         changes: List[Tuple[str, int]] = []
         for char in s.text:
             change = 0
@@ -229,7 +229,7 @@ class Strip:
         start, end = self._bounds(s.text)
         if start == 0 and end == len(s.text):
             return s
-        return s.slice(start, end)
+        return Normalized(s.text[start:end], s.starts[start:end], s.ends[start:end], s.origin)
 
 
 class StripAccents:
@@ -258,5 +258,8 @@ class StripAccents:
             return s
         starts, ends = s.starts, s.ends
         return Normalized(
-            "".join([text[i] for i in keep]), [starts[i] for i in keep], [ends[i] for i in keep]
+            "".join([text[i] for i in keep]),
+            [starts[i] for i in keep],
+            [ends[i] for i in keep],
+            s.origin,
         )
