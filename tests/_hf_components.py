@@ -183,7 +183,7 @@ def pre_tokenizers(tokenizers: Any) -> List[Tuple[Any, Dict[str, Any]]]:
     items += [P.Punctuation(b) for b in BEHAVIORS]
     items += [
         P.Split(pattern, behavior, invert=invert)
-        for pattern in [" ", "ab", Regex(r"\s+"), Regex(r"\p{N}{1,3}"), Regex("(?=b)")]
+        for pattern in [" ", "ab", Regex(r"\s+"), Regex(r"\p{N}{1,3}"), Regex("(?=b)"), Regex(PATTERNS["o200k"])]
         for behavior in BEHAVIORS
         for invert in (False, True)
     ]

@@ -201,6 +201,11 @@ class HFPattern:
             if self._split is None:
                 self._finditer = custom.compiled(translated).finditer
 
+    @property
+    def named_split(self) -> Optional[Callable[[str], List[str]]]:
+        """The fast splitter when this is a named pattern (every piece a match), else None."""
+        return self._split
+
     def to_json(self) -> Dict[str, Any]:
         """The JSON object this pattern was read from."""
         return {self.kind: self.source}
