@@ -155,6 +155,7 @@ def pre_tokenizers(tokenizers: Any) -> List[Tuple[Any, Dict[str, Any]]]:
         split_bytes(QWEN2),  # Qwen 2/3
         split_bytes(PATTERNS["cl100k"]),  # tiktoken's string, possessive quantifiers included
         split_bytes(PATTERNS["o200k"]),  # GPT-4o
+        split_bytes(PATTERNS["gpt2"]),  # tiktoken's r50k string: "\s++$" under Ruby's line-anchor "$"
         split_bytes(CLIP, "removed", invert=True),  # CLIP
         split_bytes(BLOOM),  # BLOOM (nested character class)
         P.Sequence(
@@ -186,6 +187,11 @@ def pre_tokenizers(tokenizers: Any) -> List[Tuple[Any, Dict[str, Any]]]:
         for pattern in [" ", "ab", Regex(r"\s+"), Regex(r"\p{N}{1,3}"), Regex("(?=b)"), Regex(PATTERNS["o200k"])]
         for behavior in BEHAVIORS
         for invert in (False, True)
+    ]
+    # Oniguruma constructs that differ from ``regex``: line anchors, \w, \h, \Z, {,n}.
+    items += [
+        P.Split(Regex(pattern), "isolated")
+        for pattern in [r"\s+$", r"^\s*\S", r"\w+", r"\W+", r"\h+", r"\S\Z", r"a{,2}", r"[[:alpha:]]+", r"[^\s[a-c]]+"]
     ]
     return [(p, _dump(tokenizers, pre_tokenizer=p)["pre_tokenizer"]) for p in items]
 

@@ -65,3 +65,26 @@ def test_identity_transform_changes_nothing(text: str, offset: int) -> None:
             assert n.slice(i, j).text == text[i:j]
             if i < j:
                 assert n.span(i, j) == (offset + i, offset + j)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+    import importlib
+
+    for name in [
+        "purebpe.normalizers",
+        "purebpe.normalizers._json",
+        "purebpe.normalizers.chars",
+        "purebpe.normalizers.normalized",
+        "purebpe.normalizers.pattern",
+        "purebpe.normalizers.replace",
+        "purebpe.normalizers.unicode",
+        "purebpe.pre_tokenizers",
+        "purebpe.pre_tokenizers.byte_level",
+        "purebpe.pre_tokenizers.metaspace",
+        "purebpe.pre_tokenizers.split",
+        "purebpe.decoders",
+    ]:
+        result = doctest.testmod(importlib.import_module(name))
+        assert result.failed == 0, name
+        assert result.attempted > 0, name

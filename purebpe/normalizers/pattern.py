@@ -33,6 +33,12 @@ Match = Tuple[int, int, bool]
 
 def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
     """The fast splitter of ``source`` if ``purebpe.pretokenize`` knows it as a named pattern."""
+    if source.startswith("(?m)"):
+        body = source[4:]
+        # "\s++$" can only end where the text ends: the possessive run eats every newline,
+        # so a line anchor there is an end anchor (tiktoken's gpt2 string has one).
+        if "^" not in body.replace("[^", "[") and body.count("$") == body.count("\\s++$"):
+            source = body
     resolved: object = next((name for name, pat in pretokenize.PATTERNS.items() if pat == source), None)
     if resolved is None:
         try:
@@ -44,6 +50,19 @@ def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
         return None
     return pretokenize.splitter(resolved)
 
+
+#: Escapes outside classes whose Oniguruma (Ruby syntax, Unicode) meaning ``regex`` spells
+#: differently: ``\h`` is a hex digit, ``\w`` is letters, marks, decimal digits and
+#: connector punctuation (``regex`` adds ZWJ/ZWNJ), ``\Z`` allows a final newline, ``\z``
+#: is the very end.
+_ESCAPES: Dict[str, str] = {
+    "\\h": "[0-9a-fA-F]",
+    "\\H": "[^0-9a-fA-F]",
+    "\\w": "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe]",
+    "\\W": "[^\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe]",
+    "\\Z": "(?=\\n?\\Z)",
+    "\\z": "\\Z",
+}
 
 _INTERVAL = re.compile(r"\{(\d*)(,\d*)?\}")
 
@@ -111,7 +130,8 @@ def regex_source(source: str) -> str:
     * a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and ``&&``: read only
       in ``regex``'s VERSION1 mode, so such a pattern gets ``(?V1)``.
 
-    ``{,n}`` becomes ``{0,n}``.
+    ``{,n}`` becomes ``{0,n}``; ``^``/``$`` are line anchors in Ruby syntax (``(?m)``);
+    ``\h``, ``\w``, ``\Z``, ``\z`` outside classes are spelled out (``_ESCAPES``).
 
     >>> print(regex_source(r"[^(\s|[.,])]+"))
     (?V1)[^(\s|[.,])]+
@@ -124,6 +144,7 @@ def regex_source(source: str) -> str:
     groups: List[int] = []  # where each open group starts in ``out``
     atom = -1  # where the last complete atom starts in ``out``
     nested = False
+    anchors = False
     i = 0
     n = len(source)
     while i < n:
@@ -131,9 +152,12 @@ def regex_source(source: str) -> str:
         if char == "\\":
             end = _escape_end(source, i)
             atom = len(out)
-            out.append(source[i:end])
+            escape = source[i:end]
+            out.append(_ESCAPES.get(escape, escape))
             i = end
             continue
+        if char in "^$":
+            anchors = True
         if char == "[":
             end, inner = _class_end(source, i)
             nested = nested or inner
@@ -173,6 +197,8 @@ def regex_source(source: str) -> str:
         out.append(char)
         i += 1
     translated = "".join(out)
+    if anchors:
+        translated = "(?m)" + translated  # Ruby syntax: ^ and $ are line anchors
     return "(?V1)" + translated if nested else translated
 
 
