@@ -102,3 +102,14 @@ def test_bad_objects_fail_in_one_line(obj: Dict[str, Any], message: str) -> None
         from_json(obj)
     assert message in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_hfs_unicode_9_data_not_the_interpreters() -> None:
+    # HF's normalizers know Unicode 9.0: U+10781 (MODIFIER LETTER SUPERSCRIPT TRIANGULAR
+    # COLON, Unicode 14) has no compatibility decomposition there, U+1715 (TAGALOG SIGN
+    # PAMUDPOD, Unicode 14) is no combining mark; both answers checked against tokenizers.
+    assert from_json({"type": "NFKD"}).normalize_str("ﬁ\U00010781") == "fi\U00010781"
+    assert from_json({"type": "NFKC"}).normalize_str("ﬁ\U00010781") == "fi\U00010781"
+    assert from_json({"type": "StripAccents"}).normalize_str("a\u1715\u0301") == "a\u1715"
+    n = from_json({"type": "NFKD"}).normalize(Normalized.of("ﬁ\U00010781"))
+    assert (n.text, n.starts, n.ends) == ("fi\U00010781", [0, 0, 1], [1, 1, 2])

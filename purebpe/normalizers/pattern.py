@@ -11,11 +11,13 @@ fast splitter (every one of their pieces is a match: the named patterns match ev
 character), anything else is compiled by the optional ``regex`` package
 (:func:`purebpe.pretokenize.custom.compiled`, where untrusted patterns are bounded).
 
-HF compiles its regexes with Oniguruma.  The constructs real files use (``\\p{L}``,
-``\\p{N}``, ``(?i:...)``, ``\\s+(?!\\S)``, character ranges, ``[\\r\\n]``, POSIX brackets)
-mean the same in ``regex``.  Empty matches follow Oniguruma's iterator: an empty match right
-where the previous match ended is skipped.  Known differences: ``\\w`` (Oniguruma leaves
-out ZWJ/ZWNJ) and ``\\h`` (Oniguruma: a hex digit; ``regex``: horizontal space).
+HF compiles its regexes with Oniguruma in Ruby syntax.  :func:`regex_source` rewrites
+one into ``regex`` syntax with the same meaning (the named-pattern check is made on the
+rewritten string): the constructs real files use (``\\p{L}``, ``\\p{N}``, ``(?i:...)``,
+``\\s+(?!\\S)``, character ranges, ``[\\r\\n]``, POSIX brackets) mean the same in both; an
+interval followed by ``+``, a class in a class, ``^``/``$``, ``\\w``, ``\\h``, ``\\Z``, ``{,n}``
+do not and are rewritten.  Empty matches follow Oniguruma's iterator: an empty match right
+where the previous match ended is skipped.
 """
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ is; ``normalize_str`` skips alignments altogether.  Normalizers never change a
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from bisect import bisect_right
 from typing import Any, Dict, List, Tuple
@@ -64,6 +65,33 @@ def _decomposition(char: str, form: str) -> str:
         # characters HF decomposes; the others (newer than HF's Unicode 9) stay as they are.
         parts = table[char] = _normalize(form, char) if _decomposes(char, form) else char
     return parts
+
+
+_divergent: Dict[str, Any] = {}
+
+
+def divergent(form: str) -> Any:
+    """A compiled ``re`` finding the characters on which :mod:`unicodedata`'s ``form``
+    (``"NFD"`` or ``"NFKD"`` and their composed forms) and HF's differ: those it decomposes
+    or gives a combining class that HF (Unicode 9) does not.  Text without them normalizes
+    the same with :func:`unicodedata.normalize` (Unicode's stability policy: no newer
+    character is a composite of older ones).  Built on first use (a fraction of a second).
+    """
+    found = _divergent.get(form)
+    if found is None:
+        chars = []
+        for point in range(0x30000):  # no decomposition or combining class lies above
+            char = chr(point)
+            decomposition = unicodedata.decomposition(char)
+            if decomposition and (form == "NFKD" or not decomposition.startswith("<")):
+                if not _decomposes(char, form):
+                    chars.append(char)
+            klass = unicodedata.combining(char)
+            if klass and _class_of(char, 0) != klass:
+                chars.append(char)
+        source = "[" + "".join(re.escape(c) for c in chars) + "]" if chars else "(?!)"
+        found = _divergent[form] = re.compile(source)
+    return found
 
 
 def _compose(first: str, second: str) -> str:
@@ -186,6 +214,9 @@ class UnicodeForm:
         # decomposes, reorders and composes a subset of what newer data does.
         if text.isascii() or _is_normalized(self.form, text):
             return text
+        if divergent(self._decomposition).search(text) is None:
+            normalized: str = _normalize(self.form, text)
+            return normalized
         return "".join([char for char, _ in self._stream(text)])
 
     def normalize(self, s: Normalized) -> Normalized:
