@@ -174,3 +174,15 @@ def test_custom_regex_without_the_regex_package_is_one_line() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "needs the optional 'regex' package" in out
     assert out.count("\n") == 1
+
+
+SOME = [c for i, c in enumerate(RECORDED) if i % 3 == 0 or "Metaspace" in component_id(c["json"])]
+
+
+@pytest.mark.parametrize("component", SOME, ids=[component_id(c["json"]) for c in SOME])
+@given(text=text_strategy(), offset=st.integers(0, 2))
+def test_text_path_equals_alignment_path_at_any_origin(component: Dict[str, Any], text: str, offset: int) -> None:
+    # A stretch after an added token starts at a later offset: only Metaspace "first" cares.
+    pre_tokenizer = from_json(component["json"])
+    expected = [p.text for p in pre_tokenizer.pre_tokenize([Normalized.of(text, offset)])]
+    assert split_text(pre_tokenizer, text, at_origin=offset == 0) == expected
