@@ -88,3 +88,13 @@ def test_docstring_examples_run() -> None:
         result = doctest.testmod(importlib.import_module(name))
         assert result.failed == 0, name
         assert result.attempted > 0, name
+
+
+def test_docs_page_examples_run() -> None:
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "hf-pipeline.md"
+    result = doctest.testfile(str(page), module_relative=False)
+    assert result.failed == 0
+    assert result.attempted > 5
