@@ -186,3 +186,22 @@ def test_text_path_equals_alignment_path_at_any_origin(component: Dict[str, Any]
     pre_tokenizer = from_json(component["json"])
     expected = [p.text for p in pre_tokenizer.pre_tokenize([Normalized.of(text, offset)])]
     assert split_text(pre_tokenizer, text, at_origin=offset == 0) == expected
+
+
+def test_named_pretokenizer_names_the_engine_pipelines() -> None:
+    from purebpe.pre_tokenizers import named_pretokenizer
+    from purebpe.pre_tokenizers.byte_level import to_byte_alphabet
+    from purebpe.pretokenize import PATTERNS, splitter
+
+    names = {}
+    for component in RECORDED:
+        name = named_pretokenizer(from_json(component["json"]))
+        if name is not None:
+            names[component_id(component["json"])] = name
+            split = splitter(name)
+            for case in component["cases"]:
+                assert [to_byte_alphabet(p) for p in split(case["text"])] == [p for p, _ in case["pieces"]]
+    assert sorted(set(names.values())) == ["gpt2", "o200k"]
+    cl100k_split = {"type": "Split", "pattern": {"Regex": PATTERNS["cl100k"]}, "behavior": "Isolated", "invert": False}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    assert named_pretokenizer(from_json({"type": "Sequence", "pretokenizers": [cl100k_split, byte_level]})) is None

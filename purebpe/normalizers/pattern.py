@@ -33,8 +33,9 @@ from ..pretokenize import custom
 Match = Tuple[int, int, bool]
 
 
-def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
-    """The fast splitter of ``source`` if ``purebpe.pretokenize`` knows it as a named pattern."""
+def named_pattern(source: str) -> Optional[str]:
+    """The name of the named pattern ``source`` (``regex`` syntax) is, for
+    :mod:`purebpe.pretokenize`, or None."""
     if source.startswith("(?m)"):
         body = source[4:]
         # "\s++$" can only end where the text ends: the possessive run eats every newline,
@@ -50,7 +51,7 @@ def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
             resolved = None
     if not isinstance(resolved, str) or resolved == "none":
         return None
-    return pretokenize.splitter(resolved)
+    return resolved
 
 
 #: Escapes outside classes whose Oniguruma (Ruby syntax, Unicode) meaning ``regex`` spells
@@ -211,7 +212,7 @@ class HFPattern:
     [(0, 1, False), (1, 3, True), (3, 4, False), (4, 6, True)]
     """
 
-    __slots__ = ("kind", "source", "_split", "_finditer")
+    __slots__ = ("kind", "source", "name", "_split", "_finditer")
 
     def __init__(self, obj: Mapping[str, Any], where: str = "pattern") -> None:
         if not isinstance(obj, Mapping) or len(obj) != 1:
@@ -221,12 +222,16 @@ class HFPattern:
             raise PureBPEError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
         self.kind: str = kind
         self.source: str = source
+        #: The named pattern (``"gpt2"``, ``"cl100k"``, ``"o200k"``) this regex is, or None.
+        self.name: Optional[str] = None
         self._split: Optional[Callable[[str], List[str]]] = None
         self._finditer: Any = None
         if kind == "Regex" or source == "":
             translated = regex_source(source) if kind == "Regex" else ""
-            self._split = _named_splitter(translated) if kind == "Regex" else None
-            if self._split is None:
+            self.name = named_pattern(translated) if kind == "Regex" else None
+            if self.name is not None:
+                self._split = pretokenize.splitter(self.name)
+            else:
                 self._finditer = custom.compiled(translated).finditer
 
     @property

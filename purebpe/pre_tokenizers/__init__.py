@@ -21,7 +21,7 @@ Each pre-tokenizer has
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Dict, List, Protocol, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from ..errors import PureBPEError
 from ..normalizers._json import field
@@ -49,6 +49,7 @@ __all__ = [
     "WhitespaceSplit",
     "from_json",
     "metaspace_from_json",
+    "named_pretokenizer",
     "split_text",
 ]
 
@@ -108,6 +109,33 @@ def split_text(pretokenizer: PreTokenizer, text: str, at_origin: bool = True) ->
     ['a', '▁b']
     """
     return pretokenizer.split_texts([text] if text else [], at_origin)[0]
+
+
+def named_pretokenizer(pre_tokenizer: PreTokenizer) -> Optional[str]:
+    """The named pattern (``"gpt2"``, ``"cl100k"``, ``"o200k"``) whose pieces, as UTF-8 bytes,
+    are exactly this pre-tokenizer's pieces (in GPT-2's byte alphabet), or None.
+
+    That is ``ByteLevel(add_prefix_space=False)`` (HF's regex is GPT-2's), or a ``Split``
+    of a named pattern (isolated) followed by ``ByteLevel(add_prefix_space=False,
+    use_regex=False)``: the byte-level pipelines purebpe's own engine runs as they are.
+
+    >>> named_pretokenizer(from_json({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}))
+    'gpt2'
+    >>> named_pretokenizer(Metaspace()) is None
+    True
+    """
+    steps = pre_tokenizer.pretokenizers if isinstance(pre_tokenizer, Sequence) else [pre_tokenizer]
+    last = steps[-1] if steps else None
+    if not isinstance(last, ByteLevel) or last.add_prefix_space:
+        return None
+    if len(steps) == 1:
+        return "gpt2" if last.use_regex else None
+    split = steps[0]
+    if len(steps) == 2 and not last.use_regex and isinstance(split, Split) and not split.invert:
+        # Every piece of a named pattern is a match: these behaviours keep them as they are.
+        if split.behavior in ("Isolated", "MergedWithPrevious", "MergedWithNext"):
+            return split.pattern.name
+    return None
 
 
 def metaspace_from_json(obj: Mapping[str, Any]) -> Metaspace:
