@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Optional
 
-from ._hf_unicode import COMBINING_MARK, LOWERCASE, NUMERIC, PUNCTUATION, WHITESPACE as _WHITESPACE, WORD
+from ._hf_unicode import COMBINING_MARK, LOWERCASE, NUMERIC, PUNCTUATION, WORD
+from ._hf_unicode import WHITESPACE as _WHITESPACE
 
 #: Rust's ``char::is_whitespace``: the Unicode White_Space property.
 WHITESPACE: FrozenSet[str] = frozenset(chr(c) for first, last in _WHITESPACE for c in range(first, last + 1))

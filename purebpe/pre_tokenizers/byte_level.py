@@ -81,7 +81,7 @@ class ByteLevel:
                     piece.origin,
                 )
             if self.use_regex:
-                starts, ends, origin = piece.starts, piece.ends, piece.origin
+                starts, ends = piece.starts, piece.ends
                 at = 0
                 for part in _split_gpt2(piece.text):
                     end = at + len(part)
