@@ -324,6 +324,20 @@ class Tokenizer:
         return ranks
 
     @classmethod
+    def from_file(cls, path: "PathLike") -> Any:
+        """The tokenizer a file holds: an HF ``tokenizer.json`` (recognised by content,
+        whatever its name) gives a :class:`purebpe.hf.HFTokenizer`, which has this class's
+        ``encode``/``decode``; any other file is read by :func:`purebpe.load`."""
+        # Imported here: purebpe.hf builds on this module (its fast path is a Tokenizer).
+        from .hf.loader import load as load_hf, looks_like_hf_file
+
+        if looks_like_hf_file(path):
+            return load_hf(path)
+        from .formats import load
+
+        return cls.from_model(load(path))
+
+    @classmethod
     def from_model(cls, model: "BPEModel") -> "Tokenizer":
         """The tokenizer of a :class:`purebpe.BPEModel` (its vocab, merges and specials)."""
         return cls(model.vocab, model.merges, model.special_tokens, pretokenizer=model.pretokenizer)
