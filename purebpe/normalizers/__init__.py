@@ -3,31 +3,106 @@
 Each normalizer has ``normalize(Normalized) -> Normalized`` (keeping, per character, where
 it came from in the input, as HF's ``NormalizedString`` does) and ``normalize_str(str) ->
 str`` (the same text, no alignment: the fast path for encoding without offsets).
-:func:`from_json` builds one from its JSON object.
+:func:`from_json` builds one from its JSON object; ``to_json`` gives that object back.
+
+``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase``, ``Strip``, ``StripAccents``
+(:mod:`.unicode`), ``Replace``, ``Prepend`` (:mod:`.replace`) and ``Sequence`` (here).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Dict, List, Mapping, Protocol
 
 from ..errors import PureBPEError
 from .normalized import Normalized
+from .replace import Prepend, Replace
+from .unicode import Lowercase, Strip, StripAccents, UnicodeForm
 
-__all__ = ["Normalized", "Normalizer", "from_json"]
+__all__ = [
+    "Lowercase",
+    "Normalized",
+    "Normalizer",
+    "Prepend",
+    "Replace",
+    "Sequence",
+    "Strip",
+    "StripAccents",
+    "UnicodeForm",
+    "from_json",
+]
 
 
-class Normalizer:
-    """The interface every normalizer has."""
+class Normalizer(Protocol):
+    """What every normalizer has."""
 
     def normalize(self, s: Normalized) -> Normalized:
-        """``s`` normalized, with its alignments."""
-        raise NotImplementedError
+        """``s`` normalized, with its alignments (``s`` itself is never changed)."""
 
     def normalize_str(self, text: str) -> str:
-        """``text`` normalized (what :meth:`normalize` gives as ``.text``)."""
-        return self.normalize(Normalized.of(text)).text
+        """``text`` normalized: what :meth:`normalize` gives as ``.text``, without alignments."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The ``tokenizer.json`` object of this normalizer."""
+
+
+class Sequence:
+    """``Sequence``: each normalizer in turn (none at all: the text as it is).
+
+    >>> Sequence([UnicodeForm("NFKC"), Lowercase()]).normalize_str("ＡＢ")
+    'ab'
+    """
+
+    __slots__ = ("normalizers",)
+
+    def __init__(self, normalizers: List["Normalizer"]) -> None:
+        self.normalizers = normalizers
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"type": "Sequence", "normalizers": [n.to_json() for n in self.normalizers]}
+
+    def normalize_str(self, text: str) -> str:
+        for normalizer in self.normalizers:
+            text = normalizer.normalize_str(text)
+        return text
+
+    def normalize(self, s: Normalized) -> Normalized:
+        for normalizer in self.normalizers:
+            s = normalizer.normalize(s)
+        return s
+
+
+
+
+def _field(obj: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
+    value = obj.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise PureBPEError(f"normalizer {what!r}: field {name!r} must be a {kind.__name__}, got {value!r}")
+    return value
 
 
 def from_json(obj: Mapping[str, Any]) -> Normalizer:
-    """The normalizer a ``tokenizer.json`` object describes, or a one-line error naming it."""
-    kind = obj.get("type") if isinstance(obj, Mapping) else None
+    """The normalizer a ``tokenizer.json`` object describes, or a one-line error naming it.
+
+    >>> from_json({"type": "Sequence", "normalizers": [{"type": "NFC"}]}).normalize_str("e\\u0301")
+    'é'
+    >>> from_json({"type": "Precompiled"})
+    Traceback (most recent call last):
+    purebpe.errors.PureBPEError: normalizer 'Precompiled' is not supported
+    """
+    if not isinstance(obj, Mapping):
+        raise PureBPEError(f"normalizer must be a JSON object, got {obj!r}")
+    kind = obj.get("type")
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        return UnicodeForm(kind)
+    if kind == "Lowercase":
+        return Lowercase()
+    if kind == "StripAccents":
+        return StripAccents()
+    if kind == "Strip":
+        return Strip(_field(obj, "strip_left", bool, kind), _field(obj, "strip_right", bool, kind))
+    if kind == "Replace":
+        return Replace(_field(obj, "pattern", Mapping, kind), _field(obj, "content", str, kind))
+    if kind == "Prepend":
+        return Prepend(_field(obj, "prepend", str, kind))
+    if kind == "Sequence":
+        return Sequence([from_json(item) for item in _field(obj, "normalizers", list, kind)])
     raise PureBPEError(f"normalizer {kind!r} is not supported")
