@@ -25,7 +25,7 @@ from ..pre_tokenizers import PreTokenizer
 from ..decoders import Decoder
 from ..processors import Encoding, PostProcessor, process
 from ..tokenizer import Tokenizer
-from .added import AddedVocabulary
+from .added import AddedToken, AddedVocabulary
 
 __all__ = ["HFTokenizer"]
 
@@ -84,6 +84,43 @@ class HFTokenizer:
     def id_to_token(self, tid: int) -> Optional[str]:
         added = self.added.by_id.get(tid)
         return self.model.id_to_token.get(tid) if added is None else added.content
+
+    def add_tokens(self, tokens: Iterable[AddedToken]) -> int:
+        """Add tokens to the added vocabulary as HF's ``add_tokens`` does; returns how many
+        were new or changed. A token keeps the id its content already has (added or in the
+        model), else takes the next free id after the model's and the added ones.
+
+        >>> from purebpe.hf.loader import from_document
+        >>> tok = from_document({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}})
+        >>> tok.add_tokens([AddedToken(-1, "<x>", special=True, normalized=False)]), tok.encode("a<x>b")
+        (1, [0, 2, 1])
+        """
+        by_id = dict(self.added.by_id)
+        by_content = dict(self.added.by_content)
+        model_size = len(self.model.vocab)
+        largest = max(by_id, default=-1)
+        next_id = largest + 1 if largest >= model_size else model_size
+        count = 0
+        for token in tokens:
+            if not token.content:
+                continue
+            known = by_content.get(token.content)
+            if known is not None and by_id[known].to_json() == dict(token.to_json(), id=known):
+                continue
+            tid = known if known is not None else self.model.vocab.get(token.content)
+            if tid is None:
+                tid = next_id
+                next_id += 1
+            by_content[token.content] = tid
+            by_id[tid] = AddedToken(
+                tid, token.content, token.special, token.normalized, token.lstrip, token.rstrip, token.single_word
+            )
+            count += 1
+        normalize_str = None if self.normalizer is None else self.normalizer.normalize_str
+        self.added = AddedVocabulary([by_id[tid] for tid in sorted(by_id)], normalize_str)
+        if self.document is not None:
+            self.document["added_tokens"] = [by_id[tid].to_json() for tid in sorted(by_id)]
+        return count
 
     # -- encoding ids -----------------------------------------------------------------
 
