@@ -29,7 +29,7 @@ from purebpe.pretokenize import (
     splitter,
 )
 
-NAMED = ("gpt2", "cl100k", "o200k")
+NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen")
 STDLIB_ENGINES = ("scanner", "re")
 
 regex = pytest.importorskip("regex")

@@ -4,9 +4,15 @@ A pre-tokenizer is one of the named patterns, ``"none"``, or any :class:`Pattern
 
 ``"gpt2"``   GPT-2, ``r50k_base``, ``p50k_base`` (:mod:`.gpt2`)
 ``"cl100k"`` GPT-4, GPT-3.5, Llama 3 (:mod:`.cl100k`)
-``"o200k"``  GPT-4o and later (:mod:`.o200k`)
+``"o200k"``  GPT-4o and later, Llama 4 (:mod:`.o200k`)
+``"llama3"`` Llama 3: tiktoken's older cl100k string (:mod:`.llama3`)
+``"qwen"``   Qwen 1 to 2.5: Llama 3's with single digits (:mod:`.qwen`)
 ``"none"``   each line with its ``\\n`` is one word (:mod:`.lines`)
 ``Pattern``  any regular expression, HF ``Split``'s "isolated" pieces (:mod:`.custom`)
+
+A pattern *string* equal to a named pattern's, or to a variant proven to split the same
+way (:mod:`.resolve`), is that named pattern wherever a pre-tokenizer is taken, and so is
+a ``Pattern`` of it; :func:`resolve_pattern` gives the fastest exact engine for any string.
 
 A named pattern is *defined* as what the third-party ``regex`` package finds with
 tiktoken's string for it (:data:`PATTERNS`).  Each named pattern's module reproduces that
@@ -43,11 +49,12 @@ import platform
 from typing import Callable, Dict, List, Tuple, Union
 
 from ..errors import PureBPEError
-from . import cl100k, custom, gpt2, lines, o200k
+from . import cl100k, custom, gpt2, lines, llama3, o200k, qwen
 from ._tables import TokenList, add_counts
 from .custom import Pattern
 from .gpt2 import GPT2_PATTERN
 from .lines import count_lines, split_lines
+from .resolve import named_pattern, resolve_pattern
 
 __all__ = [
     "DEFAULT_ENGINE",
@@ -65,19 +72,21 @@ __all__ = [
     "pretokenize",
     "pretokenizer_from_json",
     "pretokenizer_to_json",
+    "resolve_pattern",
     "split_lines",
     "splitter",
     "word_counter",
 ]
 
 ENGINES: Tuple[str, ...] = ("scanner", "re", "regex")
-PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "cl100k", "o200k", "none")
+PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "none")
 #: A pre-tokenizer: one of :data:`PRETOKENIZERS` by name, or a :class:`Pattern`.
 Pretokenizer = Union[str, Pattern]
 
-_MODULES = {"gpt2": gpt2, "cl100k": cl100k, "o200k": o200k}
+_MODULES = {"gpt2": gpt2, "cl100k": cl100k, "o200k": o200k, "llama3": llama3, "qwen": qwen}
 
-#: The named patterns, each exactly tiktoken's ``pat_str`` (``tiktoken_ext/openai_public.py``).
+#: The named patterns, each exactly tiktoken's ``pat_str`` (``tiktoken_ext/openai_public.py``;
+#: Llama 3's and Qwen's from their own packages).
 PATTERNS: Dict[str, str] = {name: module.PATTERN for name, module in _MODULES.items()}
 
 #: What tiktoken's line-per-word equivalent of ``"none"`` is, for files that need a pattern.
@@ -90,11 +99,20 @@ DEFAULT_ENGINE: str = "scanner" if platform.python_implementation() == "PyPy" el
 
 
 def check_pretokenizer(pretokenizer: object) -> Pretokenizer:
-    """``pretokenizer`` if it names a pre-tokenizer or is a usable :class:`Pattern`."""
+    """``pretokenizer`` if it names a pre-tokenizer or is a usable :class:`Pattern`.
+
+    A pattern string of a named pattern (or a proven variant, :mod:`.resolve`), or a
+    ``Pattern`` of one, gives the name: it runs on the scanner.
+    """
     if isinstance(pretokenizer, Pattern):
-        return custom.check_pattern(pretokenizer)
+        resolved = resolve_pattern(pretokenizer)
+        return resolved if isinstance(resolved, str) else custom.check_pattern(pretokenizer)
     if isinstance(pretokenizer, str) and pretokenizer in PRETOKENIZERS:
         return pretokenizer
+    if isinstance(pretokenizer, str):
+        named = named_pattern(pretokenizer)
+        if named is not None:
+            return named
     raise PureBPEError(
         f"unknown pre-tokenizer {pretokenizer!r}; valid pre-tokenizers: "
         f"{', '.join(PRETOKENIZERS)}, or purebpe.Pattern(regex)"

@@ -66,6 +66,17 @@ def scan(text: str, counts: TokenSink) -> None:
     One iteration per token: the branches pick the alternative from the first one or two
     characters, and inner loops run over the token's characters.
     """
+    scan_variant(text, counts, 3, True)
+
+
+def scan_variant(text: str, counts: TokenSink, max_digits: int, final_run_whole: bool) -> None:
+    r""":func:`scan` for cl100k and its cheap variants (:mod:`.llama3`).
+
+    ``max_digits`` is the ``n`` of ``\p{N}{1,n}`` (3, or 1 for ``\p{N}``);
+    ``final_run_whole`` is cl100k's ``\s++$``: a whitespace run ending the text is one
+    token.  Without it (tiktoken's older string, Llama 3's) such a run still splits after
+    its last ``\r`` or ``\n``.
+    """
     class_of = CLASS_OF
     n = len(text)
     i = 0
@@ -92,9 +103,9 @@ def scan(text: str, counts: TokenSink) -> None:
                 i += 1
         elif kind == NUMBER:
             i += 1
-            if nxt == NUMBER:
+            if nxt == NUMBER and max_digits > 1:
                 i += 1
-                if i < n and class_of[ord(text[i])] == NUMBER:
+                if max_digits > 2 and i < n and class_of[ord(text[i])] == NUMBER:
                     i += 1
         elif kind == OTHER or (char == " " and nxt == OTHER):
             # 4: [ ]other+ then every \r and \n.
@@ -109,7 +120,7 @@ def scan(text: str, counts: TokenSink) -> None:
             while end < n and class_of[ord(text[end])] == WHITESPACE:
                 end += 1
             last_newline = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
-            if end == n:
+            if end == n and (final_run_whole or last_newline < 0):
                 i = n
             elif last_newline >= 0:
                 i = last_newline + 1
@@ -162,4 +173,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return newline_space_or_class_cut(buf, end, b"", _class_change)
 
 
-__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_variant"]
