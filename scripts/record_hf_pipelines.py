@@ -339,16 +339,39 @@ def record(name: str, tok: Tokenizer) -> Dict[str, Any]:
     }
 
 
+#: Real files (cached by scripts/fetch_tokenizer_files.py) whose answers are recorded too,
+#: into tests/data/hf_real/<file>.json (the answers only: the file stays in the cache).
+REAL_FILES = ["deepseek-tokenizer.json", "anthropic-tokenizer.json"]
+REAL_OUT = ROOT / "tests" / "data" / "hf_real"
+
+
+def write(path: Path, data: Dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KiB, {len(data['cases'])} cases")
+
+
 def main(argv: List[str]) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     only = set(argv)
     for name, build in PIPELINES.items():
         if only and name not in only:
             continue
-        data = record(name, build())
-        path = OUT / f"{name}.json"
-        path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-        print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KiB, {len(data['cases'])} cases")
+        write(OUT / f"{name}.json", record(name, build()))
+    sys.path.insert(0, str(ROOT / "scripts"))
+    fetch = __import__("fetch_tokenizer_files")
+    REAL_OUT.mkdir(parents=True, exist_ok=True)
+    for name in REAL_FILES:
+        if only and name not in only:
+            continue
+        path = Path(fetch.cache_dir()) / name
+        if not path.is_file():
+            print(f"{name}: not fetched (run {fetch.FETCH_COMMAND}); its answers are not recorded")
+            continue
+        data = record(name, Tokenizer.from_file(str(path)))
+        del data["tokenizer"]
+        data["file"] = name
+        data["sha256"] = fetch.sha256_of(path)
+        write(REAL_OUT / f"{Path(name).stem}.json", data)
     return 0
 
 

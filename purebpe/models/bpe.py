@@ -37,6 +37,9 @@ __all__ = ["BPE", "MAX_TOKENS", "Span"]
 Span = Tuple[int, int, int]
 #: Pre-tokens kept in each cache before it is cleared.
 CACHE_SIZE = 1 << 16
+#: Longer pre-tokens are not cached (as HF's ``MAX_LENGTH``): a pipeline without a
+#: pre-tokenizer hands the model whole texts, which would only fill the cache.
+CACHE_MAX_CHARS = 256
 #: The most tokens (vocab entries) a model may hold: bounds what an untrusted file costs.
 MAX_TOKENS = 1 << 24
 #: Ids must stay below this (HF's ids are u32; a table indexed by id must stay small).
@@ -234,6 +237,8 @@ class BPE:
         ids = self._ids_cache.get(piece)
         if ids is None:
             ids = self._encode_uncached(piece)
+            if len(piece) > CACHE_MAX_CHARS:
+                return ids
             if len(self._ids_cache) >= CACHE_SIZE:
                 self._ids_cache.clear()
             self._ids_cache[piece] = ids
@@ -253,6 +258,8 @@ class BPE:
         spans = self._spans_cache.get(piece)
         if spans is None:
             spans = self._tokenize_uncached(piece)
+            if len(piece) > CACHE_MAX_CHARS:
+                return spans
             if len(self._spans_cache) >= CACHE_SIZE:
                 self._spans_cache.clear()
             self._spans_cache[piece] = spans
