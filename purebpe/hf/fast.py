@@ -45,10 +45,18 @@ def fast_pretokenizer(pre_tokenizer: Any) -> Optional[Pretokenizer]:
     return name
 
 
+#: Maps each byte-alphabet character to the Latin-1 character of its byte, and every other
+#: character up to U+0143 (the alphabet's last) to one outside Latin-1, so that
+#: ``token.translate(_TO_LATIN1).encode("latin-1")`` is the token's bytes, or fails.
+_TO_LATIN1: Dict[int, int] = {c: 0x100 for c in range(0x144)}
+_TO_LATIN1.update({ord(char): byte for char, byte in UNICODE_TO_BYTE.items()})
+
+
 def _as_bytes(token: str) -> Optional[bytes]:
+    """The bytes a byte-level token stands for; ``None`` for a token outside the alphabet."""
     try:
-        return bytes([UNICODE_TO_BYTE[c] for c in token])
-    except KeyError:
+        return token.translate(_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
         return None
 
 
@@ -63,26 +71,58 @@ def fast_engine(model: BPE, pre_tokenizer: Any) -> Optional[Tokenizer]:
     if name is None or model.continuing_subword_prefix or model.end_of_word_suffix:
         return None
     vocab: Dict[int, bytes] = {}
+    byte_ids = [-1] * 256
     for token, tid in model.vocab.items():
         data = _as_bytes(token)
         if data is not None:
             vocab[tid] = data
-    if len({data for data in vocab.values() if len(data) == 1}) < 256:
+            if len(data) == 1:
+                byte_ids[data[0]] = tid
+    if -1 in byte_ids:
         return None  # some byte has no token: the model's unk/byte-fallback rules apply
-    # HF keeps a pair's last rank; purebpe's engine its first: drop the earlier copies.
+    whole = {data: tid for tid, data in vocab.items()} if model.ignore_merges else None
+    try:
+        return _engine(vocab, byte_ids, model.ranks, whole, name)
+    except (AttributeError, TypeError):  # pragma: no cover - the engine's internals moved
+        return _engine_from_merges(model, vocab, name, whole)
+
+
+def _engine(
+    vocab: Dict[int, bytes],
+    byte_ids: List[int],
+    ranks: Dict[int, Tuple[int, int]],
+    whole: Optional[Dict[bytes, int]],
+    name: Pretokenizer,
+) -> Tokenizer:
+    """The engine built from the model's own tables: the ids are HF's, so the model's
+    ``{packed pair: (rank, new id)}`` is the engine's table as it is (HF's duplicate rule
+    included), and nothing is computed twice. Uses the engine's construction steps
+    (``_begin``/``_finish``), as :meth:`purebpe.Tokenizer.from_ranks` does."""
+    tokenizer = Tokenizer.__new__(Tokenizer)
+    tokenizer._begin(name, "hf-bpe", [])
+    tokenizer.vocab.update(vocab)
+    tokenizer._merges = None
+    tokenizer.special_ids = {}
+    tokenizer.byte_ids = byte_ids
+    tokenizer.ranks = ranks  # the merges of tokens outside the byte alphabet never fire
+    tokenizer._whole_tokens = whole  # HF's ignore_merges is the engine's whole-token rule
+    tokenizer._finish()
+    return tokenizer
+
+
+def _engine_from_merges(
+    model: BPE, vocab: Dict[int, bytes], name: Pretokenizer, whole: Optional[Dict[bytes, int]]
+) -> Tokenizer:
+    """The same engine through :class:`purebpe.Tokenizer`'s public constructor (slower)."""
+    # HF keeps a pair's last rank; the constructor its first: drop the earlier copies.
     last_rank: Dict[Tuple[str, str], int] = {}
     for rank, merge in enumerate(model.merges):
-        last_rank[merge] = rank  # type: ignore[index]
+        last_rank[merge] = rank
     merges: List[Tuple[bytes, bytes]] = []
     for rank, (left, right) in enumerate(model.merges):
-        if last_rank[(left, right)] != rank:
-            continue
         left_bytes, right_bytes = _as_bytes(left), _as_bytes(right)
-        if left_bytes is None or right_bytes is None:
-            continue  # a merge of tokens outside the byte alphabet never fires on byte-level text
-        merges.append((left_bytes, right_bytes))
+        if last_rank[(left, right)] == rank and left_bytes is not None and right_bytes is not None:
+            merges.append((left_bytes, right_bytes))
     tokenizer = Tokenizer(vocab, merges, [], pretokenizer=name, name="hf-bpe")
-    if model.ignore_merges:
-        # The engine's whole-token shortcut (tiktoken's rule) is HF's ignore_merges.
-        tokenizer._whole_tokens = {data: tid for tid, data in vocab.items()}
+    tokenizer._whole_tokens = whole
     return tokenizer

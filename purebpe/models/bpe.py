@@ -89,26 +89,26 @@ class BPE:
     ) -> None:
         if len(vocab) > MAX_TOKENS:
             raise PureBPEError(f"BPE vocab has {len(vocab)} tokens, more than the {MAX_TOKENS} allowed")
-        self.vocab: Dict[str, int] = {}
-        self.id_to_token: Dict[int, str] = {}
-        for token, tid in vocab.items():
-            if not isinstance(token, str):
-                raise PureBPEError(f"BPE vocab key {token!r} is not a string")
-            if not isinstance(tid, int) or isinstance(tid, bool) or not 0 <= tid < MAX_ID:
+        self.vocab: Dict[str, int] = dict(vocab)
+        self.id_to_token: Dict[int, str] = {tid: token for token, tid in self.vocab.items()}
+        for token, tid in self.vocab.items():
+            if type(tid) is not int or not 0 <= tid < MAX_ID or type(token) is not str:
+                if not isinstance(token, str):
+                    raise PureBPEError(f"BPE vocab key {token!r} is not a string")
                 raise PureBPEError(f"BPE vocab gives {token!r} the id {tid!r} (not an int in 0..2**31)")
-            if tid in self.id_to_token:
-                raise PureBPEError(
-                    f"BPE vocab gives id {tid} to both {self.id_to_token[tid]!r} and {token!r}"
-                )
-            self.vocab[token] = tid
-            self.id_to_token[tid] = token
+        if len(self.id_to_token) != len(self.vocab):
+            seen: Dict[int, str] = {}
+            for token, tid in self.vocab.items():
+                if tid in seen:
+                    raise PureBPEError(f"BPE vocab gives id {tid} to both {seen[tid]!r} and {token!r}")
+                seen[tid] = token
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix or None
         self.end_of_word_suffix = end_of_word_suffix or None
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
-        self.merges = [tuple(m) for m in merges]
+        self.merges = merges if isinstance(merges, list) else list(merges)
         self.ranks = self._build_ranks()
         self.unk_id: Optional[int] = None
         if unk_token is not None:
@@ -126,11 +126,16 @@ class BPE:
         for rank, (left, right) in enumerate(self.merges):
             left_id = vocab.get(left)
             right_id = vocab.get(right)
-            # HF drops the prefix's length in bytes from the right half, whatever it starts with.
-            right_bytes = right.encode("utf-8")
-            if len(right_bytes) < prefix_bytes:
-                raise PureBPEError(f"merge {rank} ({left!r}, {right!r}): {right!r} is shorter than the continuing_subword_prefix")
-            right_rest = right_bytes[prefix_bytes:].decode("utf-8", "replace")
+            if prefix_bytes:
+                # HF drops the prefix's length in bytes from the right half, whatever it starts with.
+                right_bytes = right.encode("utf-8")
+                if len(right_bytes) < prefix_bytes:
+                    raise PureBPEError(
+                        f"merge {rank} ({left!r}, {right!r}): {right!r} is shorter than the continuing_subword_prefix"
+                    )
+                right_rest = right_bytes[prefix_bytes:].decode("utf-8", "replace")
+            else:
+                right_rest = right
             new_id = vocab.get(left + right_rest)
             if left_id is None or right_id is None or new_id is None:
                 missing = left if left_id is None else right if right_id is None else left + right_rest
@@ -158,16 +163,13 @@ class BPE:
         if not isinstance(raw_merges, list):
             raise PureBPEError("BPE model \"merges\" is not a list")
         merges: List[Tuple[str, str]] = []
-        for rank, merge in enumerate(raw_merges):
-            if isinstance(merge, str):
-                parts = merge.split(" ")
-            elif isinstance(merge, list):
-                parts = merge
-            else:
-                parts = []
-            if len(parts) != 2 or not all(isinstance(p, str) for p in parts):
+        append = merges.append
+        for merge in raw_merges:
+            parts = merge.split(" ") if type(merge) is str else merge
+            if type(parts) is not list or len(parts) != 2 or type(parts[0]) is not str or type(parts[1]) is not str:
+                rank = len(merges)
                 raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
-            merges.append((parts[0], parts[1]))
+            append((parts[0], parts[1]))
         return cls(
             vocab,
             merges,
