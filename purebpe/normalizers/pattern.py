@@ -43,6 +43,49 @@ def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
     return pretokenize.splitter(resolved)
 
 
+def regex_source(source: str) -> str:
+    r"""``source`` (Oniguruma syntax) as ``regex`` reads it the same way.
+
+    Oniguruma allows a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and
+    ``&&`` intersections; ``regex`` reads those only in its VERSION1 mode, so such a
+    pattern gets ``(?V1)`` (everything else stays VERSION0, which matches Oniguruma's
+    other rules more closely).
+
+    >>> print(regex_source(r"[^(\s|[.,])]+"))
+    (?V1)[^(\s|[.,])]+
+    >>> print(regex_source(r"[[:alpha:]\]]+"))
+    [[:alpha:]\]]+
+    """
+    in_class = False
+    i = 0
+    n = len(source)
+    while i < n:
+        char = source[i]
+        if char == "\\":
+            i += 2
+            continue
+        if not in_class:
+            if char == "[":
+                in_class = True
+                i += 1
+                # A "]" first in a class (after an optional "^") is a literal.
+                if source.startswith("^", i):
+                    i += 1
+                if source.startswith("]", i):
+                    i += 1
+                continue
+        elif source.startswith("[:", i):
+            end = source.find(":]", i + 2)
+            i = end + 2 if end >= 0 else n
+            continue
+        elif char == "[" or source.startswith("&&", i):
+            return "(?V1)" + source
+        elif char == "]":
+            in_class = False
+        i += 1
+    return source
+
+
 class HFPattern:
     """A ``tokenizer.json`` pattern, able to give HF's ``find_matches``.
 
@@ -65,7 +108,7 @@ class HFPattern:
         if kind == "Regex" or source == "":
             self._split = _named_splitter(source) if kind == "Regex" else None
             if self._split is None:
-                self._finditer = custom.compiled(source if kind == "Regex" else "").finditer
+                self._finditer = custom.compiled(regex_source(source) if kind == "Regex" else "").finditer
 
     def to_json(self) -> Dict[str, Any]:
         """The JSON object this pattern was read from."""
