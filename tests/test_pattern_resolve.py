@@ -104,3 +104,12 @@ def test_tiktoken_peer_agrees_on_llama3_and_qwen_splits() -> None:
         tok = purebpe.Tokenizer.from_ranks(ranks, {}, pretokenizer=PATTERNS[name])
         for text in ("a\n ", "x 1234567\r\n\t y  ", "it's  \n\n  OK'LL"):
             assert tok.encode(text) == enc.encode(text)
+
+
+def test_hf_patterns_with_a_possessive_interval_are_refused() -> None:
+    from purebpe.pretokenize.resolve import CL100K_HF_PATTERN, resolve_hf_pattern
+
+    assert resolve_hf_pattern(CL100K_HF_PATTERN) == "cl100k"  # purebpe's own HF spelling
+    assert resolve_hf_pattern(PATTERNS["llama3"]) == "llama3"
+    with pytest.raises(PureBPEError, match="Oniguruma"):
+        resolve_hf_pattern(PATTERNS["cl100k"])  # \p{N}{1,3}+ is a digit run in Oniguruma

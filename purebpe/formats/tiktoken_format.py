@@ -217,7 +217,9 @@ def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int
     try:
         if len(fields) != 2:
             raise ValueError("expected 2 fields")
-        token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
+        # Whisper's multilingual.tiktoken writes an empty token as "=" (tiktoken reads b"").
+        token = b"" if fields[0] == b"=" else base64.b64decode(fields[0], validate=True)
+        rank = int(fields[1])
     except (ValueError, binascii.Error) as exc:
         raise PureBPEError(
             f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"

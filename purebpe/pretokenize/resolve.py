@@ -26,15 +26,18 @@ exact, slower.
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, Optional, Union
 
 from . import cl100k, gpt2, llama3, o200k, qwen
 from .custom import Pattern
 
 __all__ = [
+    "CL100K_HF_PATTERN",
     "KNOWN_VARIANTS",
     "R50K_ORIGINAL_PATTERN",
     "named_pattern",
+    "resolve_hf_pattern",
     "resolve_pattern",
 ]
 
@@ -42,12 +45,17 @@ __all__ = [
 #: the regex inside HF's ``ByteLevel(use_regex=True)``.
 R50K_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
+#: cl100k as purebpe writes it into HF files (:func:`purebpe.formats.hf.hf_regex`): without
+#: the possessive ``{1,3}+``, which HF's Oniguruma would read as a repeat.
+CL100K_HF_PATTERN = cl100k.PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
+
 #: Pattern strings proven to split exactly like a named pattern (module docstring).
 KNOWN_VARIANTS: Dict[str, str] = {
     gpt2.PATTERN: "gpt2",
     gpt2.GPT2_PATTERN: "gpt2",
     R50K_ORIGINAL_PATTERN: "gpt2",
     cl100k.PATTERN: "cl100k",
+    CL100K_HF_PATTERN: "cl100k",
     llama3.PATTERN: "llama3",
     qwen.PATTERN: "qwen",
     o200k.PATTERN: "o200k",  # also Llama 4's pat_str, character for character
@@ -86,3 +94,28 @@ def resolve_pattern(source: Union[str, Pattern]) -> Union[str, Pattern]:
         raise TypeError(f"a pattern is a str or purebpe.Pattern, not {type(source).__name__}")
     named = named_pattern(source)
     return Pattern(source) if named is None else named
+
+
+# ``X{m,n}+``: possessive in ``regex``, a repeat of ``X{m,n}`` in Oniguruma (HF's engine).
+_POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{\d*,?\d*\}\+")
+
+
+def resolve_hf_pattern(source: str) -> Union[str, Pattern]:
+    r""":func:`resolve_pattern` for a regex read from an HF ``tokenizer.json`` (``Split``).
+
+    HF runs its regexes on Oniguruma, which agrees with ``regex`` on the patterns models
+    use except for ``X{m,n}+``: Oniguruma repeats ``X{m,n}`` (``\p{N}{1,3}+`` takes a whole
+    digit run) where ``regex`` reads a possessive interval.  Such a pattern is refused in
+    one line rather than split differently from HF.
+
+    >>> resolve_hf_pattern(r"\p{N}{1,3}")
+    Pattern(regex='\\p{N}{1,3}', behavior='isolated')
+    """
+    if _POSSESSIVE_INTERVAL.search(source):
+        from ..errors import PureBPEError
+
+        raise PureBPEError(
+            f"HF pattern {source!r}: Oniguruma reads X{{m,n}}+ as a repeat of X{{m,n}}, which "
+            "the regex package reads as possessive; such a pattern is not supported"
+        )
+    return resolve_pattern(source)

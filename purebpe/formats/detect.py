@@ -1,0 +1,192 @@
+"""What a tokenizer file is, by its content, and the :class:`purebpe.Tokenizer` it holds.
+
+:func:`detect` names the kind of a path:
+
+``"hf"``        an HF ``tokenizer.json`` (a JSON object with a ``model`` object), whatever
+                its file name -- loaded by :mod:`purebpe.hf` (``Tokenizer.from_file``);
+``"tekken"``    Mistral's Tekken JSON (``config.pattern`` and a ``vocab`` list,
+                :mod:`.tekken`);
+``"purebpe"``   purebpe's own ``purebpe.json``, or a ``.tiktoken`` file with purebpe's
+                sidecar (``<name>.json`` beside it): :func:`purebpe.load`;
+``"tiktoken"``  a tiktoken-format rank file (``base64 rank`` lines, plain or gzipped,
+                whatever its name: Llama's ``tokenizer.model``, ``qwen.tiktoken``);
+``"gpt2"``      a folder with GPT-2's ``vocab.json`` and ``merges.txt`` (or either file).
+
+A folder is looked into for ``tokenizer.json``, ``tekken.json``, ``purebpe.json``,
+``vocab.json`` + ``merges.txt``, then ``tokenizer.model`` / ``*.tiktoken``.
+
+:func:`load_tokenizer` builds every kind but ``"hf"`` (which ``Tokenizer.from_file`` hands
+to :mod:`purebpe.hf`).  A rank file holds no pattern: name its encoding (``"llama3"``,
+``"cl100k_base"`` ...; an official file name such as ``cl100k_base.tiktoken`` names
+itself) or give ``pattern=`` and ``special_tokens=``.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple, Union
+
+from ..errors import PureBPEError
+from ..pretokenize import Pretokenizer
+
+if TYPE_CHECKING:
+    from ..tokenizer import Tokenizer
+
+__all__ = ["KINDS", "detect", "load_tokenizer"]
+
+KINDS = ("hf", "tekken", "purebpe", "tiktoken", "gpt2")
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _json_kind(data: Any) -> Optional[str]:
+    from .tekken import is_tekken
+
+    if not isinstance(data, dict):
+        return None
+    if is_tekken(data):
+        return "tekken"
+    if data.get("format") == "purebpe":
+        return "purebpe"
+    if isinstance(data.get("model"), dict):
+        return "hf"
+    return None
+
+
+def _first_line(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as zipped:
+                head = zipped.read(4096)
+    except (OSError, EOFError, ValueError):
+        return b""
+    return head.split(b"\n", 1)[0].strip()
+
+
+def _is_rank_line(line: bytes) -> bool:
+    fields = line.split()
+    if len(fields) != 2 or not fields[1].isdigit():
+        return False
+    try:
+        base64.b64decode(fields[0], validate=True)
+    except (ValueError, binascii.Error):
+        return fields[0] == b"="  # Whisper writes the empty token so
+    return True
+
+
+def _read_json(path: Path) -> Tuple[Optional[str], Any]:
+    """``(kind, parsed JSON)`` of a JSON file, ``(None, None)`` when it is not JSON."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(1).lstrip() not in (b"{", b""):
+                return None, None
+            handle.seek(0)
+            data = json.loads(handle.read().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None, None
+    return _json_kind(data), data
+
+
+def _detect_file(path: Path) -> Tuple[str, Any]:
+    kind, data = _read_json(path)
+    if kind is not None:
+        return kind, data
+    if path.name.endswith((".tiktoken", ".tiktoken.gz")) and (path.parent / (path.name + ".json")).exists():
+        return "purebpe", None  # purebpe's tiktoken export: ranks plus a sidecar
+    if path.name.endswith(("vocab.json", "merges.txt")):
+        return "gpt2", None
+    if _is_rank_line(_first_line(path)):
+        return "tiktoken", None
+    raise PureBPEError(
+        f"{path}: not a tokenizer file purebpe knows (an HF tokenizer.json, Tekken JSON, "
+        f"purebpe.json, a tiktoken-format rank file, or GPT-2's vocab.json + merges.txt)"
+    )
+
+
+def _in_folder(folder: Path) -> Path:
+    for name in ("tokenizer.json", "tekken.json", "purebpe.json", "vocab.json"):
+        if (folder / name).is_file():
+            return folder / name
+    ranks = sorted(folder.glob("*.tiktoken")) + sorted(folder.glob("tokenizer.model"))
+    if ranks:
+        return ranks[0]
+    raise PureBPEError(
+        f"{folder}: no tokenizer file in this folder (looked for tokenizer.json, tekken.json, "
+        f"purebpe.json, vocab.json + merges.txt, *.tiktoken, tokenizer.model)"
+    )
+
+
+def detect(path: PathLike) -> str:
+    """The kind of tokenizer file (or folder) ``path`` is: one of :data:`KINDS`.
+
+    >>> import tempfile, os, json
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "my-tokenizer.json"), "w") as f:
+    ...     json.dump({"version": "1.0", "model": {"type": "BPE", "vocab": {}, "merges": []}}, f)
+    >>> detect(os.path.join(folder, "my-tokenizer.json"))
+    'hf'
+    >>> with open(os.path.join(folder, "tokenizer.model"), "w") as f:
+    ...     _ = f.write("IQ== 0\\nIg== 1\\n")
+    >>> detect(os.path.join(folder, "tokenizer.model"))
+    'tiktoken'
+    """
+    target = Path(path)
+    if not target.exists():
+        raise PureBPEError(f"{target}: no such file or directory")
+    if target.is_dir():
+        target = _in_folder(target)
+    return _detect_file(target)[0]
+
+
+def load_tokenizer(
+    path: PathLike,
+    *,
+    encoding: Optional[str] = None,
+    pattern: Optional[Union[str, Pretokenizer]] = None,
+    special_tokens: Optional[Mapping[str, int]] = None,
+) -> "Tokenizer":
+    """The :class:`purebpe.Tokenizer` of a Tekken, purebpe, tiktoken-format or GPT-2 file.
+
+    ``encoding``, ``pattern`` and ``special_tokens`` are for rank files (see
+    :func:`purebpe.formats.tiktoken_models.load_tiktoken_model`); an HF ``tokenizer.json``
+    is refused here with a pointer to ``Tokenizer.from_file``.
+    """
+    from ..tokenizer import Tokenizer
+
+    target = Path(path)
+    if not target.exists():
+        raise PureBPEError(f"{target}: no such file or directory")
+    if target.is_dir():
+        target = _in_folder(target)
+    kind, data = _detect_file(target)
+    if kind != "tiktoken" and (encoding is not None or pattern is not None or special_tokens is not None):
+        raise PureBPEError(f"{target}: encoding=, pattern= and special_tokens= are for rank files, not {kind} files")
+    if kind == "hf":
+        raise PureBPEError(f"{target}: an HF tokenizer.json; load it with purebpe.Tokenizer.from_file")
+    if kind == "tekken":
+        from .tekken import load_tekken
+
+        return load_tekken(target, data)
+    if kind == "purebpe":
+        from . import load
+
+        return Tokenizer.from_model(load(target))
+    if kind == "gpt2":
+        from .gpt2 import _pair_paths
+
+        vocab, merges = _pair_paths(target)
+        return Tokenizer.from_files(vocab, merges)
+    from ..tiktoken_compat import ENCODINGS
+    from .tiktoken_models import load_tiktoken_model
+
+    if encoding is None and pattern is None:
+        official = target.name.split(".")[0]
+        if official in ENCODINGS and ENCODINGS[official].rank_file.split(".")[0] == official:
+            encoding = official
+    return load_tiktoken_model(target, encoding, pattern=pattern, special_tokens=special_tokens)
