@@ -324,18 +324,19 @@ class Tokenizer:
         return ranks
 
     @classmethod
-    def from_file(cls, path: "PathLike") -> Any:
-        """The tokenizer a file holds: an HF ``tokenizer.json`` (recognised by content,
-        whatever its name) gives a :class:`purebpe.hf.HFTokenizer`, which has this class's
-        ``encode``/``decode``; any other file is read by :func:`purebpe.load`."""
+    def from_file(cls, path: "PathLike", **options: Any) -> Any:
+        """The tokenizer a file (or folder) holds, recognised by content whatever its name
+        (:func:`purebpe.formats.detect.detect`): an HF ``tokenizer.json`` gives a
+        :class:`purebpe.hf.HFTokenizer`, which has this class's ``encode``/``decode``;
+        the other kinds are built by :func:`purebpe.formats.detect.load_tokenizer`, which
+        takes ``options`` (``encoding=``, ``pattern=``, ``special_tokens=`` for rank files)."""
         # Imported here: purebpe.hf builds on this module (its fast path is a Tokenizer).
-        from .hf.loader import load as load_hf, looks_like_hf_file
+        from .formats.detect import detect, load_tokenizer
+        from .hf.loader import load as load_hf
 
-        if looks_like_hf_file(path):
+        if not options and detect(path) == "hf":
             return load_hf(path)
-        from .formats import load
-
-        return cls.from_model(load(path))
+        return load_tokenizer(path, **options)
 
     @classmethod
     def from_model(cls, model: "BPEModel") -> "Tokenizer":

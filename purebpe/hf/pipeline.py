@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 from ..errors import PureBPEError
 from ..models.bpe import BPE
 from ..normalizers import Normalized, Normalizer
-from ..pre_tokenizers import PreTokenizer
+from ..pre_tokenizers import PreTokenizer, split_text
 from ..decoders import Decoder
 from ..processors import Encoding, PostProcessor, process
 from ..tokenizer import Tokenizer
@@ -82,6 +82,10 @@ class HFTokenizer:
         return self.model.vocab.get(token) if tid is None else tid
 
     def id_to_token(self, tid: int) -> Optional[str]:
+        """The token of ``tid``; a normalized added token as the normalizer spells it (as HF)."""
+        form = self.added.decode_form.get(tid)
+        if form is not None:
+            return form
         added = self.added.by_id.get(tid)
         return self.model.id_to_token.get(tid) if added is None else added.content
 
@@ -170,11 +174,13 @@ class HFTokenizer:
                     if tid2 is not None:
                         out.append(tid2)
                     else:
-                        self._encode_plain(segment[a:b], out)
+                        # The piece starts the input (HF: its original offset is 0) only
+                        # when nothing comes before it; what Metaspace("first") asks.
+                        self._encode_plain(segment[a:b], start == 0 and a == 0, out)
             elif segment:
-                self._encode_plain(segment, out)
+                self._encode_plain(segment, start == 0, out)
 
-    def _encode_plain(self, text: str, out: List[int]) -> None:
+    def _encode_plain(self, text: str, at_origin: bool, out: List[int]) -> None:
         """Ids of normalized text holding no added token: pre-tokenizer, then the model."""
         if self.fast is not None:
             out += self.fast.encode_ordinary(text)
@@ -183,8 +189,8 @@ class HFTokenizer:
         if self.pre_tokenizer is None:
             out += encode_piece(text)
             return
-        for piece in self.pre_tokenizer.pre_tokenize([Normalized.of(text)]):
-            out += encode_piece(piece.text)
+        for piece in split_text(self.pre_tokenizer, text, at_origin):
+            out += encode_piece(piece)
 
     # -- encoding with offsets ----------------------------------------------------------
 
