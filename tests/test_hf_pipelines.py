@@ -15,7 +15,7 @@ import hashlib
 import json
 import unicodedata
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 from hypothesis import given, settings
@@ -193,3 +193,26 @@ def test_safe_cut_is_found_on_fast_pipelines() -> None:
     assert 0 < cut < len(text)
     assert tok.encode(text[:cut]) + tok.encode(text[cut:]) == tok.encode(text)
     assert pipeline("llama2").safe_cut(text) == -1  # a normalizer: no cut is known
+
+
+@pytest.mark.parametrize("name", ["llama2", "gemma", "bpe_plain", "bpe_byte_fallback_unk"])
+@settings(max_examples=40)
+@given(words=st.lists(st.sampled_from(
+    ["the", " ", "  ", "quick", "Übung", "日本語", "한국어", "▁", "x", "\n", "12", "👍🏽", "ё", "e\u0301", "'s"]
+), min_size=60, max_size=200))
+def test_long_pieces_cut_where_no_merge_joins(name: str, words: List[str]) -> None:
+    # Pipelines without a pre-tokenizer hand the model whole texts, which it cuts where no
+    # token holds the two characters around the cut: the ids must be those of merging whole.
+    tok = pipeline(name)
+    text = "".join(words)
+    text = text * (300 // len(text) + 1)  # long enough to be cut
+    piece = text if tok.normalizer is None else tok.normalizer.normalize_str(text)
+    assert len(piece) > 256
+    assert tok.model.encode_piece(piece) == tok.model._merge(piece)
+
+
+def test_long_pieces_are_cut_into_words() -> None:
+    model = pipeline("llama2").model
+    piece = "▁the▁quick▁Übung▁日本語" * 30
+    parts = model._independent_parts(piece)
+    assert "".join(parts) == piece and len(parts) >= 100

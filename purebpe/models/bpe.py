@@ -26,7 +26,7 @@ does).
 from __future__ import annotations
 
 import heapq
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..core import PAIR_MASK, PAIR_SHIFT, apply_merges
 from ..errors import PureBPEError
@@ -116,6 +116,8 @@ class BPE:
         # Symbols of each character in the common case, filled on first sight.
         self._byte_tokens: List[Optional[int]] = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
         self._ids_cache: Dict[str, List[int]] = {}
+        self._parts_cache: Dict[str, List[int]] = {}
+        self._bigrams: Optional[Set[str]] = None
         self._spans_cache: Dict[str, List[Span]] = {}
 
     def _build_ranks(self) -> Dict[int, Tuple[int, int]]:
@@ -253,7 +255,50 @@ class BPE:
             whole = self.vocab.get(piece)
             if whole is not None:
                 return [whole]
+        if len(piece) <= CACHE_MAX_CHARS or self.continuing_subword_prefix or self.end_of_word_suffix:
+            return self._merge(piece)
+        ids: List[int] = []
+        cache = self._parts_cache
+        for part in self._independent_parts(piece):
+            part_ids = cache.get(part)
+            if part_ids is None:
+                part_ids = self._merge(part)
+                if len(part) <= CACHE_MAX_CHARS:
+                    if len(cache) >= CACHE_SIZE:
+                        cache.clear()
+                    cache[part] = part_ids
+            ids += part_ids
+        return ids
+
+    def _merge(self, piece: str) -> List[int]:
+        """The merges applied to ``piece``'s symbols (no whole-token shortcut)."""
         return list(apply_merges([symbol[0] for symbol in self._symbols(piece)], self.ranks))
+
+    def _independent_parts(self, piece: str) -> List[str]:
+        """``piece`` cut where no merge can ever join the two sides.
+
+        Between two characters that are tokens themselves, ``x`` then ``y``: a token made
+        across that boundary would hold ``xy``, so if no vocab entry holds ``xy`` no merge
+        joins the sides, and merging each side alone gives the same tokens (the merges of
+        one side never look at the other). A pipeline without a pre-tokenizer (Llama 2's)
+        hands the model whole texts; this cuts them into words (``o▁`` is in no token), so
+        long texts cost what their words cost and the words are cached.
+        """
+        bigrams = self._bigrams
+        if bigrams is None:
+            bigrams = self._bigrams = {token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)}
+        vocab = self.vocab
+        parts: List[str] = []
+        start = 0
+        before_known = piece[0] in vocab
+        for i in range(1, len(piece)):
+            known = piece[i] in vocab
+            if known and before_known and piece[i - 1 : i + 1] not in bigrams:
+                parts.append(piece[start:i])
+                start = i
+            before_known = known
+        parts.append(piece[start:])
+        return parts
 
     def tokenize(self, piece: str) -> List[Span]:
         """``(id, start, end)`` of each token of one pre-token, spans in its characters (cached)."""
