@@ -209,6 +209,7 @@ def test_long_pieces_cut_where_no_merge_joins(name: str, words: List[str]) -> No
     piece = text if tok.normalizer is None else tok.normalizer.normalize_str(text)
     assert len(piece) > 256
     assert tok.model.encode_piece(piece) == tok.model._merge(piece)
+    assert tok.model.tokenize(piece) == tok.model._merge_spans(piece)
 
 
 def test_long_pieces_are_cut_into_words() -> None:

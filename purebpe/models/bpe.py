@@ -319,6 +319,28 @@ class BPE:
             whole = self.vocab.get(piece)
             if whole is not None:
                 return [(whole, 0, len(piece))]
+        if (
+            len(piece) > CACHE_MAX_CHARS
+            and not self.continuing_subword_prefix
+            and not self.end_of_word_suffix
+            and self._never_drops()
+        ):
+            # As in _encode_uncached; every character keeps a symbol, so HF's spans are
+            # true positions and each part's spans only shift by where the part starts.
+            out: List[Span] = []
+            offset = 0
+            for part in self._independent_parts(piece):
+                out += [(tid, offset + i, offset + j) for tid, i, j in self._merge_spans(part)]
+                offset += len(part)
+            return out
+        return self._merge_spans(piece)
+
+    def _never_drops(self) -> bool:
+        """Whether every character gets a symbol (an unk token, or all 256 byte tokens)."""
+        return self.unk_id is not None or (self.byte_fallback and None not in self._byte_tokens)
+
+    def _merge_spans(self, piece: str) -> List[Span]:
+        """The spans of ``piece``'s tokens as HF computes them (no whole-token shortcut)."""
         spans: List[Span] = []
         position = 0
         for tid, size in self._symbols(piece):
