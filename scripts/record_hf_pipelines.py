@@ -350,6 +350,23 @@ def write(path: Path, data: Dict[str, Any]) -> None:
     print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KiB, {len(data['cases'])} cases")
 
 
+def record_inference_script() -> None:
+    """tokenizers' answers to tests/_hf_inference_script.py, for PyPy to replay."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    script = __import__("_hf_inference_script")
+    answers = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in script.NAMES:
+            path = Path(tmp) / "tokenizer.json"
+            document = json.loads((OUT / f"{name}.json").read_text(encoding="utf-8"))["tokenizer"]
+            path.write_text(json.dumps(document), encoding="utf-8")
+            answers[name] = json.loads(json.dumps(script.run(script.HF_IMPORT, str(path), str(Path(tmp) / "saved.json"))))
+    (ROOT / "tests" / "data" / "hf_inference_script.json").write_text(json.dumps(answers, ensure_ascii=False) + "\n", encoding="utf-8")
+    print("tests/data/hf_inference_script.json written")
+
+
 def main(argv: List[str]) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     only = set(argv)
@@ -357,6 +374,7 @@ def main(argv: List[str]) -> int:
         if only and name not in only:
             continue
         write(OUT / f"{name}.json", record(name, build()))
+    record_inference_script()
     sys.path.insert(0, str(ROOT / "scripts"))
     fetch = __import__("fetch_tokenizer_files")
     REAL_OUT.mkdir(parents=True, exist_ok=True)

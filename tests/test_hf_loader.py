@@ -14,6 +14,8 @@ from purebpe.hf import HFTokenizer, from_document, load, loads
 from purebpe.hf.added import AddedToken, AddedVocabulary, is_word_char
 from purebpe.models import BPE
 
+import _hf_inference_script as inference_script
+
 DATA = Path(__file__).resolve().parent / "data" / "hf_pipelines"
 
 
@@ -172,57 +174,23 @@ def test_add_tokens_assigns_hf_ids() -> None:
 # -- the facade ---------------------------------------------------------------------------
 
 
-INFERENCE_SCRIPT = '''
-import json
-{import_line}
-
-tokenizer = Tokenizer.from_file(PATH)
-tokenizer.add_special_tokens(["<|user|>", AddedToken("<|mask|>", lstrip=True)])
-tokenizer.add_tokens(["purebpe"])
-out = {{}}
-enc = tokenizer.encode("Hello <|user|> purebpe world!  <|mask|> 日本語")
-out["ids"] = enc.ids
-out["tokens"] = enc.tokens
-out["offsets"] = [list(o) for o in enc.offsets]
-out["mask"] = enc.attention_mask
-out["type_ids"] = enc.type_ids
-out["special"] = enc.special_tokens_mask
-out["len"] = len(enc)
-out["plain"] = tokenizer.encode("Hello world", add_special_tokens=False).ids
-batch = tokenizer.encode_batch(["a b c", "Über 123", ("Hello", "world")])
-out["batch"] = [e.ids for e in batch]
-out["decode"] = tokenizer.decode(enc.ids)
-out["decode_keep"] = tokenizer.decode(enc.ids, skip_special_tokens=False)
-out["decode_batch"] = tokenizer.decode_batch([e.ids for e in batch])
-out["vocab_size"] = tokenizer.get_vocab_size()
-out["vocab_size_model"] = tokenizer.get_vocab_size(with_added_tokens=False)
-out["vocab"] = sorted(tokenizer.get_vocab().items())[:50]
-out["t2i"] = [tokenizer.token_to_id(t) for t in ["<|user|>", "Hello", "nope", "a"]]
-out["i2t"] = [tokenizer.id_to_token(i) for i in [0, 1, 5, out["vocab_size"] - 1, 10**6]]
-again = Tokenizer.from_str(tokenizer.to_str())
-out["again"] = again.encode("Hello <|user|> purebpe").ids
-tokenizer.save(SAVE)
-out["saved"] = Tokenizer.from_file(SAVE).encode("purebpe <|mask|>").ids
-RESULT = out
-'''
-
-
-@pytest.mark.parametrize("name", ["llama2", "gpt2", "llama3", "roberta", "bpe_byte_fallback_unk"])
+@pytest.mark.parametrize("name", inference_script.NAMES)
 def test_inference_script_runs_unchanged_but_the_import(name: str, tmp_path: Path) -> None:
-    tokenizers = pytest.importorskip("tokenizers", reason="the reference run needs tokenizers (CPython)")
-    assert tokenizers is not None
     document = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))["tokenizer"]
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(document), encoding="utf-8")
-    results = []
-    for import_line in (
-        "from tokenizers import Tokenizer, AddedToken",
-        "from purebpe.compat.tokenizers import Tokenizer, AddedToken",
-    ):
-        scope: Dict[str, Any] = {"PATH": str(path), "SAVE": str(tmp_path / f"saved-{len(results)}.json")}
-        exec(INFERENCE_SCRIPT.format(import_line=import_line), scope)
-        results.append(scope["RESULT"])
-    assert results[1] == results[0]
+    got = inference_script.run(inference_script.PUREBPE_IMPORT, str(path), str(tmp_path / "mine.json"))
+    # JSON round trip: the recorded answer has lists where the live one has tuples.
+    got = json.loads(json.dumps(got))
+    try:
+        import tokenizers  # noqa: F401
+    except ImportError:  # PyPy: replay tokenizers' recorded answer
+        expected = json.loads((DATA.parent / "hf_inference_script.json").read_text(encoding="utf-8"))[name]
+    else:
+        expected = json.loads(json.dumps(
+            inference_script.run(inference_script.HF_IMPORT, str(path), str(tmp_path / "hf.json"))
+        ))
+    assert got == expected
 
 
 def test_facade_module_import() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, List, Mapping, Union
 
 from .. import decoders, models, normalizers, pre_tokenizers, processors
 from ..errors import PureBPEError
