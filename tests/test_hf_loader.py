@@ -200,3 +200,18 @@ def test_facade_module_import() -> None:
     assert tok.encode("abc").ids == [0, 4]
     with pytest.raises(PureBPEError, match="padding is not supported"):
         tok.enable_padding()
+
+
+@pytest.mark.parametrize(
+    "module_name",
+    ["purebpe.models.bpe", "purebpe.models", "purebpe.processors", "purebpe.processors.encoding",
+     "purebpe.processors.template", "purebpe.processors.offsets", "purebpe.hf", "purebpe.hf.added",
+     "purebpe.hf.fast", "purebpe.hf.loader", "purebpe.hf.pipeline", "purebpe.compat.tokenizers"],
+)
+def test_docstring_examples_run(module_name: str) -> None:
+    import doctest
+    import importlib
+
+    module = importlib.import_module(module_name)
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted > 0, module_name
