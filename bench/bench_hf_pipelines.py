@@ -137,10 +137,10 @@ def main() -> int:
             "purebpe_MBps": round(megabytes / wall, 2), "purebpe_MBps_cpu": round(megabytes / cpu, 2),
             "purebpe_one_string_MBps": round(megabytes / one[0], 2),
             "purebpe_batch_MBps": round(megabytes / batch[0], 2),
-            "purebpe_load_s": round(load_wall, 3),
+            "purebpe_load_s": round(load_wall, 3), "purebpe_load_cpu_s": round(load_cpu, 3),
         }
         if tokenizers is not None:
-            hf_load, _ = timed(lambda: tokenizers.Tokenizer.from_file(str(path)), args.rounds)
+            hf_load, hf_load_cpu = timed(lambda: tokenizers.Tokenizer.from_file(str(path)), args.rounds)
             hf = tokenizers.Tokenizer.from_file(str(path))
             assert hf.encode(text[:200000], add_special_tokens=False).ids == tok.encode(text[:200000])
             one_wall, one_cpu = timed(lambda: hf.encode(text, add_special_tokens=False), args.rounds)
@@ -152,6 +152,7 @@ def main() -> int:
                 "hf_MBps": round(megabytes / hf_wall, 2), "hf_MBps_cpu": round(megabytes / hf_cpu, 2),
                 "ratio_wall": round(hf_wall / wall, 2), "ratio_cpu": round(hf_cpu / cpu, 2),
                 "hf_load_s": round(hf_load, 3), "load_ratio": round(load_wall / hf_load, 2),
+                "hf_load_cpu_s": round(hf_load_cpu, 3), "load_ratio_cpu": round(load_cpu / hf_load_cpu, 2),
             })
         rows.append(row)
         print(json.dumps(row), flush=True)
