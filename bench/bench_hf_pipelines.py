@@ -16,8 +16,9 @@ purebpe), then with PyPy on the same ``--work`` (purebpe only; PyPy has no token
     python3 bench/bench_hf_pipelines.py --work /tmp/hfbench
     pypy3 bench/bench_hf_pipelines.py --work /tmp/hfbench
 
-Each figure is the median of ``--rounds`` rounds, CPU time (process time) beside wall
-time; encode is one thread (``TOKENIZERS_PARALLELISM=false``), each library's faster of
+Each figure is the median of ``--rounds`` rounds, each on a freshly loaded tokenizer
+(no warm word cache; PyPy's JIT is warmed on another stretch of text first), CPU time
+(process time) beside wall time; encode is one thread (``TOKENIZERS_PARALLELISM=false``), each library's faster of
 one string and ``encode_batch`` of lines (both are reported). The machine may be shared: compare ratios within one run.
 """
 from __future__ import annotations
@@ -88,12 +89,14 @@ def train_models(work: Path, text: str) -> None:
     llama2.save(str(work / "llama2-32k.json"))
 
 
-def timed(fn: Callable[[], Any], rounds: int) -> Tuple[float, float]:
-    """Median wall and CPU seconds of ``fn`` over ``rounds`` runs."""
+def timed(fn: Callable[[], Any], rounds: int, fresh: Callable[[], Any] = lambda: None) -> Tuple[float, float]:
+    """Median wall and CPU seconds of ``fn(fresh())`` over ``rounds`` runs; ``fresh`` (not
+    timed) gives each run a new tokenizer, so no run finds the words in a warm cache."""
     walls, cpus = [], []
     for _ in range(rounds):
+        subject = fresh()
         w, c = time.perf_counter(), time.process_time()
-        fn()
+        fn(subject)
         walls.append(time.perf_counter() - w)
         cpus.append(time.process_time() - c)
     return statistics.median(walls), statistics.median(cpus)
@@ -126,11 +129,11 @@ def main() -> int:
         if not path.exists():
             print(f"{name}: {path} missing, skipped")
             continue
-        load_wall, load_cpu = timed(lambda: load(path), args.rounds)
+        load_wall, load_cpu = timed(lambda _: load(path), args.rounds)
         tok = load(path)
-        tok.encode(text[:100000])  # warm the JIT and the caches a little, as a server would be
-        one = timed(lambda: tok.encode(text), args.rounds)
-        batch = timed(lambda: tok.encode_batch(lines), args.rounds)
+        tok.encode(text[-100000:])  # warm PyPy's JIT up (a throwaway instance: caches start cold)
+        one = timed(lambda tok: tok.encode(text), args.rounds, lambda: load(path))
+        batch = timed(lambda tok: tok.encode_batch(lines), args.rounds, lambda: load(path))
         wall, cpu = min(one, batch)
         row: Dict[str, Any] = {
             "pipeline": name, "interpreter": interpreter, "fast_path": tok.fast is not None,
@@ -140,11 +143,16 @@ def main() -> int:
             "purebpe_load_s": round(load_wall, 3), "purebpe_load_cpu_s": round(load_cpu, 3),
         }
         if tokenizers is not None:
-            hf_load, hf_load_cpu = timed(lambda: tokenizers.Tokenizer.from_file(str(path)), args.rounds)
-            hf = tokenizers.Tokenizer.from_file(str(path))
+            def hf_load_file() -> Any:
+                return tokenizers.Tokenizer.from_file(str(path))
+
+            hf_load, hf_load_cpu = timed(lambda _: hf_load_file(), args.rounds)
+            hf = hf_load_file()
             assert hf.encode(text[:200000], add_special_tokens=False).ids == tok.encode(text[:200000])
-            one_wall, one_cpu = timed(lambda: hf.encode(text, add_special_tokens=False), args.rounds)
-            batch_wall, batch_cpu = timed(lambda: hf.encode_batch(lines, add_special_tokens=False), args.rounds)
+            one_wall, one_cpu = timed(lambda hf: hf.encode(text, add_special_tokens=False), args.rounds, hf_load_file)
+            batch_wall, batch_cpu = timed(
+                lambda hf: hf.encode_batch(lines, add_special_tokens=False), args.rounds, hf_load_file
+            )
             hf_wall, hf_cpu = min((one_wall, one_cpu), (batch_wall, batch_cpu))
             row.update({
                 "hf_one_string_MBps": round(megabytes / one_wall, 2),
