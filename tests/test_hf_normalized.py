@@ -51,7 +51,9 @@ def test_transform_initial_offset_and_insert_at_start() -> None:
     # An inserted char after the dropped prefix takes the span of the last dropped char.
     assert list(zip(out.text, out.starts, out.ends)) == [("q", 1, 2), ("c", 2, 3)]
     out = Normalized.of("").transform([("q", 1)])
-    assert (out.text, out.starts, out.ends) == ("q", [0], [1 - 1])
+    assert (out.text, out.starts, out.ends) == ("q", [0], [0])
+    out = Normalized.of("", 7).transform([("q", 1)])
+    assert (out.starts, out.ends, out.origin) == ([7], [7], 7)
 
 
 @given(st.text(max_size=30), st.integers(0, 100))
@@ -63,3 +65,36 @@ def test_identity_transform_changes_nothing(text: str, offset: int) -> None:
             assert n.slice(i, j).text == text[i:j]
             if i < j:
                 assert n.span(i, j) == (offset + i, offset + j)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+    import importlib
+
+    for name in [
+        "purebpe.normalizers",
+        "purebpe.normalizers._json",
+        "purebpe.normalizers.chars",
+        "purebpe.normalizers.normalized",
+        "purebpe.normalizers.pattern",
+        "purebpe.normalizers.replace",
+        "purebpe.normalizers.unicode",
+        "purebpe.pre_tokenizers",
+        "purebpe.pre_tokenizers.byte_level",
+        "purebpe.pre_tokenizers.metaspace",
+        "purebpe.pre_tokenizers.split",
+        "purebpe.decoders",
+    ]:
+        result = doctest.testmod(importlib.import_module(name))
+        assert result.failed == 0, name
+        assert result.attempted > 0, name
+
+
+def test_docs_page_examples_run() -> None:
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "hf-pipeline.md"
+    result = doctest.testfile(str(page), module_relative=False)
+    assert result.failed == 0
+    assert result.attempted > 5

@@ -21,10 +21,12 @@ concatenation.  :func:`from_json` builds one from its JSON object; ``to_json`` g
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Dict, List, Protocol
 
 from ..bytemap import UNICODE_TO_BYTE
 from ..errors import PureBPEError
+from ..normalizers._json import field
 from ..normalizers.pattern import HFPattern
 from ..pre_tokenizers import metaspace_from_json
 
@@ -282,13 +284,6 @@ class Sequence(_Base):
         return tokens
 
 
-def _get(obj: Mapping[str, Any], name: str, kind: type, default: Any, what: str) -> Any:
-    value = obj.get(name, default)
-    if not isinstance(value, kind) or (isinstance(value, int) and (isinstance(value, bool) or value < 0)):
-        raise PureBPEError(f"decoder {what!r}: field {name!r} must be a {kind.__name__}, got {value!r}")
-    return value
-
-
 def from_json(obj: Mapping[str, Any]) -> Decoder:
     """The decoder a ``tokenizer.json`` object describes, or a one-line error naming it.
 
@@ -301,6 +296,7 @@ def from_json(obj: Mapping[str, Any]) -> Decoder:
     if not isinstance(obj, Mapping):
         raise PureBPEError(f"decoder must be a JSON object, got {obj!r}")
     kind = obj.get("type")
+    what = f"decoder {kind!r}"
     if kind == "ByteLevel":
         return ByteLevel()
     if kind == "Metaspace":
@@ -312,15 +308,15 @@ def from_json(obj: Mapping[str, Any]) -> Decoder:
     if kind == "Fuse":
         return Fuse()
     if kind == "Strip":
-        content = _get(obj, "content", str, None, kind)
+        content = field(obj, "content", str, what)
         if len(content) != 1:
             raise PureBPEError(f"decoder 'Strip': content must be one character, got {content!r}")
-        return Strip(content, _get(obj, "start", int, 0, kind), _get(obj, "stop", int, 0, kind))
+        return Strip(content, field(obj, "start", int, what, 0), field(obj, "stop", int, what, 0))
     if kind == "Replace":
-        return Replace(_get(obj, "pattern", Mapping, None, kind), _get(obj, "content", str, None, kind))
+        return Replace(field(obj, "pattern", Mapping, what), field(obj, "content", str, what))
     if kind == "BPEDecoder":
-        return BPEDecoder(_get(obj, "suffix", str, "</w>", kind))
+        return BPEDecoder(field(obj, "suffix", str, what, "</w>"))
     if kind == "Sequence":
-        return Sequence([from_json(item) for item in _get(obj, "decoders", list, None, kind)])
+        return Sequence([from_json(item) for item in field(obj, "decoders", list, what)])
     raise PureBPEError(f"decoder {kind!r} is not supported")
 

@@ -10,9 +10,11 @@ str`` (the same text, no alignment: the fast path for encoding without offsets).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Dict, List, Protocol
 
 from ..errors import PureBPEError
+from ._json import field
 from .normalized import Normalized
 from .replace import Prepend, Replace
 from .unicode import Lowercase, Strip, StripAccents, UnicodeForm
@@ -72,13 +74,6 @@ class Sequence:
 
 
 
-def _field(obj: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
-    value = obj.get(name)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise PureBPEError(f"normalizer {what!r}: field {name!r} must be a {kind.__name__}, got {value!r}")
-    return value
-
-
 def from_json(obj: Mapping[str, Any]) -> Normalizer:
     """The normalizer a ``tokenizer.json`` object describes, or a one-line error naming it.
 
@@ -91,6 +86,7 @@ def from_json(obj: Mapping[str, Any]) -> Normalizer:
     if not isinstance(obj, Mapping):
         raise PureBPEError(f"normalizer must be a JSON object, got {obj!r}")
     kind = obj.get("type")
+    what = f"normalizer {kind!r}"
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
         return UnicodeForm(kind)
     if kind == "Lowercase":
@@ -98,11 +94,11 @@ def from_json(obj: Mapping[str, Any]) -> Normalizer:
     if kind == "StripAccents":
         return StripAccents()
     if kind == "Strip":
-        return Strip(_field(obj, "strip_left", bool, kind), _field(obj, "strip_right", bool, kind))
+        return Strip(field(obj, "strip_left", bool, what), field(obj, "strip_right", bool, what))
     if kind == "Replace":
-        return Replace(_field(obj, "pattern", Mapping, kind), _field(obj, "content", str, kind))
+        return Replace(field(obj, "pattern", Mapping, what), field(obj, "content", str, what))
     if kind == "Prepend":
-        return Prepend(_field(obj, "prepend", str, kind))
+        return Prepend(field(obj, "prepend", str, what))
     if kind == "Sequence":
-        return Sequence([from_json(item) for item in _field(obj, "normalizers", list, kind)])
+        return Sequence([from_json(item) for item in field(obj, "normalizers", list, what)])
     raise PureBPEError(f"normalizer {kind!r} is not supported")

@@ -1,58 +1,72 @@
-"""The character classes HF ``tokenizers`` tests with Rust's ``char`` methods.
+"""The character tests HF ``tokenizers`` makes with Rust's ``char`` methods, exactly.
 
-Python's own predicates differ from Rust's in places that change pieces: ``str.isspace``
-also accepts U+001C..U+001F (Rust's ``is_whitespace`` is the Unicode White_Space
-property, which does not), ``str.isnumeric`` accepts CJK numerals such as 一 (Rust's
-``is_numeric`` is the general categories Nd, Nl, No only), and ``str.lower`` lowers a
-final Σ to ς (Rust's ``to_lowercase`` works one character at a time).  Everything here
-is a plain set or a general-category test, so it costs one lookup per character.
+Python's own predicates differ from HF's in places that change pieces: ``str.isspace``
+also accepts U+001C..U+001F (Rust's ``is_whitespace`` does not), ``str.isnumeric`` accepts
+CJK numerals such as 一 (Rust's ``is_numeric`` does not), ``str.lower`` lowers a final Σ
+to ς (Rust lowers one character at a time), and every one of them follows the
+interpreter's Unicode version while HF's follow its crates' (Unicode 8 for punctuation,
+9 for marks, newer for the rest).  So the tests here read tables probed from HF itself
+(``_hf_unicode.py``, made by ``scripts/gen_hf_unicode.py``): one byte of flags per code
+point, built on first use, looked up with one index.
 """
 from __future__ import annotations
 
-import unicodedata
-from typing import FrozenSet
+from typing import Dict, FrozenSet, Optional
+
+from ._hf_unicode import COMBINING_MARK, LOWERCASE, NUMERIC, PUNCTUATION, WORD
+from ._hf_unicode import WHITESPACE as _WHITESPACE
 
 #: Rust's ``char::is_whitespace``: the Unicode White_Space property.
-WHITESPACE: FrozenSet[str] = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+WHITESPACE: FrozenSet[str] = frozenset(chr(c) for first, last in _WHITESPACE for c in range(first, last + 1))
 
-_category = unicodedata.category
+_NUMERIC = 1
+_PUNCTUATION = 2
+_WORD = 4
+_MARK = 8
+_flags: Optional[bytes] = None
 
-#: ASCII punctuation as Rust's ``is_ascii_punctuation`` has it (it includes ``$+<=>^`|~``).
-_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: What ``Lowercase`` turns a character into, for every character it changes.
+_LOWER: Dict[str, str] = {chr(point): lowered for point, lowered in LOWERCASE.items()}
 
-#: Alphabetic characters that are neither letters, marks nor letter numbers (circled
-#: letters): the rest of Unicode's Other_Alphabetic is made of marks.
-_OTHER_ALPHABETIC = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
+
+def flags() -> bytes:
+    """One byte per code point: which of HF's character tests it passes (bits)."""
+    global _flags
+    if _flags is None:
+        table = bytearray(0x110000)
+        for bit, ranges in ((_NUMERIC, NUMERIC), (_PUNCTUATION, PUNCTUATION), (_WORD, WORD), (_MARK, COMBINING_MARK)):
+            for first, last in ranges:
+                for point in range(first, last + 1):
+                    table[point] |= bit
+        _flags = bytes(table)
+    return _flags
 
 
 def is_numeric(char: str) -> bool:
-    """Rust's ``char::is_numeric``: general category Nd, Nl or No.
+    """Rust's ``char::is_numeric`` (``Digits``): general category Nd, Nl or No.
 
     >>> is_numeric("7"), is_numeric("½"), is_numeric("一")
     (True, True, False)
     """
-    return _category(char) in ("Nd", "Nl", "No")
+    return bool(flags()[ord(char)] & _NUMERIC)
 
 
 def is_punctuation(char: str) -> bool:
-    """HF's ``Punctuation`` test: ASCII punctuation or a Unicode P* category.
+    """HF's ``Punctuation`` test: ASCII punctuation or a Unicode P* category (Unicode 8).
 
     >>> is_punctuation("$"), is_punctuation("。"), is_punctuation("€")
     (True, True, False)
     """
-    return char in _ASCII_PUNCTUATION or _category(char)[0] == "P"
+    return bool(flags()[ord(char)] & _PUNCTUATION)
 
 
 def is_combining_mark(char: str) -> bool:
-    """A combining mark (general category Mn, Mc or Me), what ``StripAccents`` removes.
+    """A combining mark (general category M, Unicode 9): what ``StripAccents`` removes.
 
     >>> is_combining_mark("\\u0301"), is_combining_mark("e")
     (True, False)
     """
-    return _category(char)[0] == "M"
+    return bool(flags()[ord(char)] & _MARK)
 
 
 def is_word(char: str) -> bool:
@@ -61,22 +75,25 @@ def is_word(char: str) -> bool:
     >>> is_word("é"), is_word("_"), is_word("\\u200d"), is_word("-")
     (True, True, True, False)
     """
-    category = _category(char)
-    if category[0] in "LM" or category in ("Nd", "Nl", "Pc"):
-        return True
-    if category == "So":
-        code = ord(char)
-        for low, high in _OTHER_ALPHABETIC:
-            if low <= code <= high:
-                return True
-        return False
-    return char == "\u200c" or char == "\u200d"
+    return bool(flags()[ord(char)] & _WORD)
 
 
 def lower(char: str) -> str:
-    """Rust's ``char::to_lowercase``: one character lowered on its own (Σ is always σ).
+    """HF's ``Lowercase`` of one character (Rust's ``to_lowercase``: Σ is always σ).
 
-    >>> lower("Σ"), lower("İ") == "i\\u0307"
-    ('σ', True)
+    >>> lower("Σ"), lower("İ") == "i\\u0307", lower("a")
+    ('σ', True, 'a')
     """
-    return "σ" if char == "Σ" else char.lower()
+    return _LOWER.get(char, char)
+
+
+def lower_text(text: str) -> str:
+    """HF's ``Lowercase`` of ``text``: :func:`lower` of each character.
+
+    >>> lower_text("ΟΔΟΣ Straße")
+    'οδοσ straße'
+    """
+    if text.isascii():
+        return text.lower()
+    get = _LOWER.get
+    return "".join([get(c, c) for c in text])

@@ -11,15 +11,19 @@ fast splitter (every one of their pieces is a match: the named patterns match ev
 character), anything else is compiled by the optional ``regex`` package
 (:func:`purebpe.pretokenize.custom.compiled`, where untrusted patterns are bounded).
 
-HF compiles its regexes with Oniguruma.  The constructs real files use (``\\p{L}``,
-``\\p{N}``, ``(?i:...)``, ``\\s+(?!\\S)``, character ranges, ``[\\r\\n]``, POSIX brackets)
-mean the same in ``regex``.  Empty matches follow Oniguruma's iterator: an empty match right
-where the previous match ended is skipped.  Known differences: ``\\w`` (Oniguruma leaves
-out ZWJ/ZWNJ) and ``\\h`` (Oniguruma: a hex digit; ``regex``: horizontal space).
+HF compiles its regexes with Oniguruma in Ruby syntax.  :func:`regex_source` rewrites
+one into ``regex`` syntax with the same meaning (the named-pattern check is made on the
+rewritten string): the constructs real files use (``\\p{L}``, ``\\p{N}``, ``(?i:...)``,
+``\\s+(?!\\S)``, character ranges, ``[\\r\\n]``, POSIX brackets) mean the same in both; an
+interval followed by ``+``, a class in a class, ``^``/``$``, ``\\w``, ``\\h``, ``\\Z``, ``{,n}``
+do not and are rewritten.  Empty matches follow Oniguruma's iterator: an empty match right
+where the previous match ended is skipped.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+import re
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import pretokenize
 from ..errors import PureBPEError
@@ -29,8 +33,15 @@ from ..pretokenize import custom
 Match = Tuple[int, int, bool]
 
 
-def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
-    """The fast splitter of ``source`` if ``purebpe.pretokenize`` knows it as a named pattern."""
+def named_pattern(source: str) -> Optional[str]:
+    """The name of the named pattern ``source`` (``regex`` syntax) is, for
+    :mod:`purebpe.pretokenize`, or None."""
+    if source.startswith("(?m)"):
+        body = source[4:]
+        # "\s++$" can only end where the text ends: the possessive run eats every newline,
+        # so a line anchor there is an end anchor (tiktoken's gpt2 string has one).
+        if "^" not in body.replace("[^", "[") and body.count("$") == body.count("\\s++$"):
+            source = body
     resolved: object = next((name for name, pat in pretokenize.PATTERNS.items() if pat == source), None)
     if resolved is None:
         try:
@@ -40,50 +51,158 @@ def _named_splitter(source: str) -> Optional[Callable[[str], List[str]]]:
             resolved = None
     if not isinstance(resolved, str) or resolved == "none":
         return None
-    return pretokenize.splitter(resolved)
+    return resolved
+
+
+#: Escapes outside classes whose Oniguruma (Ruby syntax, Unicode) meaning ``regex`` spells
+#: differently: ``\h`` is a hex digit, ``\w`` is letters, marks, decimal digits and
+#: connector punctuation (``regex`` adds ZWJ/ZWNJ), ``\Z`` allows a final newline, ``\z``
+#: is the very end.
+_ESCAPES: Dict[str, str] = {
+    "\\h": "[0-9a-fA-F]",
+    "\\H": "[^0-9a-fA-F]",
+    "\\w": "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe]",
+    "\\W": "[^\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe]",
+    "\\Z": "(?=\\n?\\Z)",
+    "\\z": "\\Z",
+}
+
+_INTERVAL = re.compile(r"\{(\d*)(,\d*)?\}")
+
+
+def _escape_end(source: str, i: int) -> int:
+    """The end of the escape sequence starting with the backslash at ``i``."""
+    if i + 1 >= len(source):
+        return len(source)
+    kind = source[i + 1]
+    if kind in "pPxkgN" and i + 2 < len(source) and source[i + 2] in "{<":
+        close = source.find("}" if source[i + 2] == "{" else ">", i + 3)
+        return close + 1 if close >= 0 else len(source)
+    if kind == "x":
+        end = i + 2
+        while end < len(source) and end < i + 4 and source[end] in "0123456789abcdefABCDEF":
+            end += 1
+        return end
+    if kind in "pP":
+        return min(i + 3, len(source))
+    return i + 2
+
+
+def _class_end(source: str, i: int) -> Tuple[int, bool]:
+    """The end of the character class opening at ``i``, and whether it nests a class or
+    intersects (``&&``), which ``regex`` reads only in VERSION1 mode."""
+    n = len(source)
+    j = i + 1
+    if source.startswith("^", j):
+        j += 1
+    if source.startswith("]", j):
+        j += 1  # a "]" first in a class is a literal
+    depth = 1
+    nested = False
+    while j < n:
+        char = source[j]
+        if char == "\\":
+            j = _escape_end(source, j)
+            continue
+        if source.startswith("[:", j):
+            close = source.find(":]", j + 2)
+            j = close + 2 if close >= 0 else n
+            continue
+        if char == "[":
+            nested = True
+            depth += 1
+        elif source.startswith("&&", j):
+            nested = True
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1, nested
+        j += 1
+    return n, nested
 
 
 def regex_source(source: str) -> str:
-    r"""``source`` (Oniguruma syntax) as ``regex`` reads it the same way.
+    r"""``source`` (Oniguruma, Ruby syntax, as HF compiles it) as ``regex`` reads it the same way.
 
-    Oniguruma allows a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and
-    ``&&`` intersections; ``regex`` reads those only in its VERSION1 mode, so such a
-    pattern gets ``(?V1)`` (everything else stays VERSION0, which matches Oniguruma's
-    other rules more closely).
+    Two constructs real files can hold mean something else in ``regex``:
+
+    * an interval followed by ``+``: possessive in ``regex``, but in Oniguruma's Ruby
+      syntax a repetition of the interval (``\p{N}{1,3}+`` is ``(?:\p{N}{1,3})+``: any
+      run of digits).  tiktoken's own cl100k string has one, so that string in a
+      ``tokenizer.json`` is *not* cl100k for HF;
+    * a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and ``&&``: read only
+      in ``regex``'s VERSION1 mode, so such a pattern gets ``(?V1)``.
+
+    ``{,n}`` becomes ``{0,n}``; ``^``/``$`` are line anchors in Ruby syntax (``(?m)``);
+    ``\h``, ``\w``, ``\Z``, ``\z`` outside classes are spelled out (``_ESCAPES``).
 
     >>> print(regex_source(r"[^(\s|[.,])]+"))
     (?V1)[^(\s|[.,])]+
-    >>> print(regex_source(r"[[:alpha:]\]]+"))
-    [[:alpha:]\]]+
+    >>> print(regex_source(r"\p{N}{1,3}+|(ab){2}+|x{,2}"))
+    (?:\p{N}{1,3})+|(?:(ab){2})+|x{0,2}
+    >>> print(regex_source(r"[[:alpha:]\]]+ ?[^\s]++"))
+    [[:alpha:]\]]+ ?[^\s]++
     """
-    in_class = False
+    out: List[str] = []
+    groups: List[int] = []  # where each open group starts in ``out``
+    atom = -1  # where the last complete atom starts in ``out``
+    nested = False
+    anchors = False
     i = 0
     n = len(source)
     while i < n:
         char = source[i]
         if char == "\\":
-            i += 2
+            end = _escape_end(source, i)
+            atom = len(out)
+            escape = source[i:end]
+            out.append(_ESCAPES.get(escape, escape))
+            i = end
             continue
-        if not in_class:
-            if char == "[":
-                in_class = True
-                i += 1
-                # A "]" first in a class (after an optional "^") is a literal.
-                if source.startswith("^", i):
-                    i += 1
-                if source.startswith("]", i):
+        if char in "^$":
+            anchors = True
+        if char == "[":
+            end, inner = _class_end(source, i)
+            nested = nested or inner
+            atom = len(out)
+            out.append(source[i:end])
+            i = end
+            continue
+        if char == "(":
+            groups.append(len(out))
+            out.append(char)
+            i += 1
+            continue
+        if char == ")":
+            atom = groups.pop() if groups else len(out)
+            out.append(char)
+            i += 1
+            continue
+        if char == "{":
+            interval = _INTERVAL.match(source, i)
+            if interval is not None and atom >= 0:
+                low, high = interval.group(1), interval.group(2)
+                if low == "" and high is not None:
+                    out.append("{0" + high + "}")
+                else:
+                    out.append(interval.group())
+                i = interval.end()
+                if source.startswith("+", i):
+                    out.insert(atom, "(?:")
+                    out.append(")+")
                     i += 1
                 continue
-        elif source.startswith("[:", i):
-            end = source.find(":]", i + 2)
-            i = end + 2 if end >= 0 else n
+        if char in "*+?":
+            out.append(char)
+            i += 1
             continue
-        elif char == "[" or source.startswith("&&", i):
-            return "(?V1)" + source
-        elif char == "]":
-            in_class = False
+        atom = len(out)
+        out.append(char)
         i += 1
-    return source
+    translated = "".join(out)
+    if anchors:
+        translated = "(?m)" + translated  # Ruby syntax: ^ and $ are line anchors
+    return "(?V1)" + translated if nested else translated
 
 
 class HFPattern:
@@ -93,7 +212,7 @@ class HFPattern:
     [(0, 1, False), (1, 3, True), (3, 4, False), (4, 6, True)]
     """
 
-    __slots__ = ("kind", "source", "_split", "_finditer")
+    __slots__ = ("kind", "source", "name", "_split", "_finditer")
 
     def __init__(self, obj: Mapping[str, Any], where: str = "pattern") -> None:
         if not isinstance(obj, Mapping) or len(obj) != 1:
@@ -103,12 +222,22 @@ class HFPattern:
             raise PureBPEError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
         self.kind: str = kind
         self.source: str = source
+        #: The named pattern (``"gpt2"``, ``"cl100k"``, ``"o200k"``) this regex is, or None.
+        self.name: Optional[str] = None
         self._split: Optional[Callable[[str], List[str]]] = None
         self._finditer: Any = None
         if kind == "Regex" or source == "":
-            self._split = _named_splitter(source) if kind == "Regex" else None
-            if self._split is None:
-                self._finditer = custom.compiled(regex_source(source) if kind == "Regex" else "").finditer
+            translated = regex_source(source) if kind == "Regex" else ""
+            self.name = named_pattern(translated) if kind == "Regex" else None
+            if self.name is not None:
+                self._split = pretokenize.splitter(self.name)
+            else:
+                self._finditer = custom.compiled(translated).finditer
+
+    @property
+    def named_split(self) -> Optional[Callable[[str], List[str]]]:
+        """The fast splitter when this is a named pattern (every piece a match), else None."""
+        return self._split
 
     def to_json(self) -> Dict[str, Any]:
         """The JSON object this pattern was read from."""

@@ -64,7 +64,7 @@ class Replace:
                 if end > 0:
                     span_start, span_end = starts[end - 1], ends[end - 1]
                 else:
-                    span_start = span_end = s.span(0, 0)[0]
+                    span_start = span_end = s.origin
                 out_text.append(self.content)
                 out_starts.extend([span_start] * width)
                 out_ends.extend([span_end] * width)
@@ -72,7 +72,7 @@ class Replace:
         out_text.append(text[done:])
         out_starts.extend(starts[done:])
         out_ends.extend(ends[done:])
-        return Normalized("".join(out_text), out_starts, out_ends)
+        return Normalized("".join(out_text), out_starts, out_ends, s.origin)
 
 
 class Prepend:
@@ -99,5 +99,8 @@ class Prepend:
             return s
         width = len(self.prepend)
         return Normalized(
-            self.prepend + s.text, [s.starts[0]] * width + s.starts, [s.ends[0]] * width + s.ends
+            self.prepend + s.text,
+            [s.starts[0]] * width + s.starts,
+            [s.ends[0]] * width + s.ends,
+            s.origin,
         )

@@ -3,7 +3,8 @@ Strip, StripAccents.
 
 Alignments follow HF's rules (``NormalizedString::transform``, see :mod:`.normalized`):
 
-* Unicode forms.  HF decomposes each character into its full decomposition, the first
+* Unicode forms, with HF's Unicode 9.0 data (``_hf_unicode.py``: a character added since
+  neither decomposes nor is a combining mark for HF).  HF decomposes each character into its full decomposition, the first
   character of it *replacing* the input character and the rest *inserted* after it
   (taking the same span); then the canonical reordering sorts every run of combining marks
   by combining class (stably), and the flags travel with the characters, so a mark moved
@@ -21,21 +22,76 @@ is; ``normalize_str`` skips alignments altogether.  Normalizers never change a
 """
 from __future__ import annotations
 
+import re
 import unicodedata
+from bisect import bisect_right
 from typing import Any, Dict, List, Tuple
 
-from .chars import WHITESPACE, is_combining_mark, lower
+from ._hf_unicode import CANONICAL, COMPATIBILITY, MARK_CLASSES
+from .chars import WHITESPACE, is_combining_mark, lower, lower_text
 from .normalized import Normalized
 
-_combining = unicodedata.combining
 # Typed loosely: typeshed wants a literal form name, these take the form as a variable.
 _normalize: Any = unicodedata.normalize
 _is_normalized: Any = unicodedata.is_normalized
 
-#: form -> {char: its full decomposition}
+#: form -> {char: its full decomposition}, filled as characters are met
 _DECOMPOSED: Dict[str, Dict[str, str]] = {"NFD": {}, "NFKD": {}}
 #: first + second -> the primary composite of the pair, or "" when they do not compose
 _COMPOSED: Dict[str, str] = {}
+_DECOMPOSABLE: Dict[str, Tuple[Tuple[int, int], ...]] = {"NFD": CANONICAL, "NFKD": COMPATIBILITY}
+#: mark -> canonical combining class, as HF knows them
+_CLASS: Dict[str, int] = {
+    chr(point): klass for klass, ranges in MARK_CLASSES.items() for first, last in ranges for point in range(first, last + 1)
+}
+_class_of = _CLASS.get
+
+
+_FIRSTS: Dict[str, List[int]] = {form: [first for first, _ in r] for form, r in _DECOMPOSABLE.items()}
+
+
+def _decomposes(char: str, form: str) -> bool:
+    """Whether HF's NFD (``form="NFD"``) or NFKD changes ``char``."""
+    point = ord(char)
+    index = bisect_right(_FIRSTS[form], point) - 1
+    return index >= 0 and point <= _DECOMPOSABLE[form][index][1]
+
+
+def _decomposition(char: str, form: str) -> str:
+    table = _DECOMPOSED[form]
+    parts = table.get(char)
+    if parts is None:
+        # Decompositions never change once assigned: unicodedata's is HF's for the
+        # characters HF decomposes; the others (newer than HF's Unicode 9) stay as they are.
+        parts = table[char] = _normalize(form, char) if _decomposes(char, form) else char
+    return parts
+
+
+_divergent: Dict[str, Any] = {}
+
+
+def divergent(form: str) -> Any:
+    """A compiled ``re`` finding the characters on which :mod:`unicodedata`'s ``form``
+    (``"NFD"`` or ``"NFKD"`` and their composed forms) and HF's differ: those it decomposes
+    or gives a combining class that HF (Unicode 9) does not.  Text without them normalizes
+    the same with :func:`unicodedata.normalize` (Unicode's stability policy: no newer
+    character is a composite of older ones).  Built on first use (a fraction of a second).
+    """
+    found = _divergent.get(form)
+    if found is None:
+        chars = []
+        for point in range(0x30000):  # no decomposition or combining class lies above
+            char = chr(point)
+            decomposition = unicodedata.decomposition(char)
+            if decomposition and (form == "NFKD" or not decomposition.startswith("<")):
+                if not _decomposes(char, form):
+                    chars.append(char)
+            klass = unicodedata.combining(char)
+            if klass and _class_of(char, 0) != klass:
+                chars.append(char)
+        source = "[" + "".join(re.escape(c) for c in chars) + "]" if chars else "(?!)"
+        found = _divergent[form] = re.compile(source)
+    return found
 
 
 def _compose(first: str, second: str) -> str:
@@ -43,7 +99,8 @@ def _compose(first: str, second: str) -> str:
     found = _COMPOSED.get(pair)
     if found is None:
         composed = _normalize("NFC", pair)
-        found = _COMPOSED[pair] = composed if len(composed) == 1 else ""
+        ok = len(composed) == 1 and _decomposes(composed, "NFD")
+        found = _COMPOSED[pair] = composed if ok else ""
     return found
 
 
@@ -60,12 +117,12 @@ def decomposed(text: str, form: str) -> List[Tuple[str, int]]:
     for char in text:
         parts = table.get(char)
         if parts is None:
-            parts = table[char] = _normalize(form, char)
+            parts = _decomposition(char, form)
         change = 0
         for part in parts:
             chars.append(part)
             changes.append(change)
-            classes.append(_combining(part))
+            classes.append(_class_of(part, 0))
             change = 1
     # Canonical reordering: each run of non-starters sorted stably by combining class.
     n = len(chars)
@@ -97,7 +154,7 @@ def recomposed(stream: List[Tuple[str, int]]) -> List[Tuple[str, int]]:
     starter_change = 0
     last_class = -1  # class of the last pending mark; -1: none since the starter
     for char, change in stream:
-        klass = _combining(char)
+        klass = _class_of(char, 0)
         if not starter:
             if klass != 0:
                 out.append((char, change))
@@ -146,20 +203,27 @@ class UnicodeForm:
     def to_json(self) -> Dict[str, Any]:
         return {"type": self.form}
 
+    def _stream(self, text: str) -> List[Tuple[str, int]]:
+        stream = decomposed(text, self._decomposition)
+        if self._compose:
+            stream = recomposed(stream)
+        return stream
+
     def normalize_str(self, text: str) -> str:
-        if text.isascii():
+        # Text unicodedata finds normalized is normalized for HF too: HF's Unicode 9 data
+        # decomposes, reorders and composes a subset of what newer data does.
+        if text.isascii() or _is_normalized(self.form, text):
             return text
-        normalized: str = _normalize(self.form, text)
-        return normalized
+        if divergent(self._decomposition).search(text) is None:
+            normalized: str = _normalize(self.form, text)
+            return normalized
+        return "".join([char for char, _ in self._stream(text)])
 
     def normalize(self, s: Normalized) -> Normalized:
         text = s.text
         if text.isascii() or _is_normalized(self.form, text):
             return s
-        stream = decomposed(text, self._decomposition)
-        if self._compose:
-            stream = recomposed(stream)
-        return s.transform(stream)
+        return s.transform(self._stream(text))
 
 
 class Lowercase:
@@ -175,17 +239,14 @@ class Lowercase:
         return {"type": "Lowercase"}
 
     def normalize_str(self, text: str) -> str:
-        if "Σ" in text:
-            # str.lower would make a final Σ a ς; per character it is always σ.
-            text = text.replace("Σ", "σ")
-        return text.lower()
+        return lower_text(text)
 
     def normalize(self, s: Normalized) -> Normalized:
         lowered = self.normalize_str(s.text)
         if lowered == s.text:
             return s
         if len(lowered) == len(s.text):
-            return Normalized(lowered, s.starts, s.ends)
+            return Normalized(lowered, s.starts, s.ends, s.origin)
         changes: List[Tuple[str, int]] = []
         for char in s.text:
             change = 0
@@ -229,7 +290,7 @@ class Strip:
         start, end = self._bounds(s.text)
         if start == 0 and end == len(s.text):
             return s
-        return s.slice(start, end)
+        return Normalized(s.text[start:end], s.starts[start:end], s.ends[start:end], s.origin)
 
 
 class StripAccents:
@@ -258,5 +319,8 @@ class StripAccents:
             return s
         starts, ends = s.starts, s.ends
         return Normalized(
-            "".join([text[i] for i in keep]), [starts[i] for i in keep], [ends[i] for i in keep]
+            "".join([text[i] for i in keep]),
+            [starts[i] for i in keep],
+            [ends[i] for i in keep],
+            s.origin,
         )

@@ -20,13 +20,22 @@ Each pre-tokenizer has
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Protocol, Tuple
+from collections.abc import Mapping
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from ..errors import PureBPEError
+from ..normalizers._json import field
 from ..normalizers.normalized import Normalized
 from .byte_level import ByteLevel
 from .metaspace import Metaspace
-from .split import Digits, Punctuation, Split, Whitespace, WhitespaceSplit, check_behavior
+from .split import (
+    Digits,
+    Punctuation,
+    Split,
+    Whitespace,
+    WhitespaceSplit,
+    check_behavior,
+)
 
 __all__ = [
     "ByteLevel",
@@ -40,6 +49,7 @@ __all__ = [
     "WhitespaceSplit",
     "from_json",
     "metaspace_from_json",
+    "named_pretokenizer",
     "split_text",
 ]
 
@@ -101,15 +111,36 @@ def split_text(pretokenizer: PreTokenizer, text: str, at_origin: bool = True) ->
     return pretokenizer.split_texts([text] if text else [], at_origin)[0]
 
 
-def _get(obj: Mapping[str, Any], name: str, kind: type, default: Any, what: str) -> Any:
-    value = obj.get(name, default)
-    if not isinstance(value, kind):
-        raise PureBPEError(f"pre-tokenizer {what!r}: field {name!r} must be a {kind.__name__}, got {value!r}")
-    return value
+def named_pretokenizer(pre_tokenizer: PreTokenizer) -> Optional[str]:
+    """The named pattern (``"gpt2"``, ``"cl100k"``, ``"o200k"``) whose pieces, as UTF-8 bytes,
+    are exactly this pre-tokenizer's pieces (in GPT-2's byte alphabet), or None.
+
+    That is ``ByteLevel(add_prefix_space=False)`` (HF's regex is GPT-2's), or a ``Split``
+    of a named pattern (isolated) followed by ``ByteLevel(add_prefix_space=False,
+    use_regex=False)``: the byte-level pipelines purebpe's own engine runs as they are.
+
+    >>> named_pretokenizer(from_json({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}))
+    'gpt2'
+    >>> named_pretokenizer(Metaspace()) is None
+    True
+    """
+    steps = pre_tokenizer.pretokenizers if isinstance(pre_tokenizer, Sequence) else [pre_tokenizer]
+    last = steps[-1] if steps else None
+    if not isinstance(last, ByteLevel) or last.add_prefix_space:
+        return None
+    if len(steps) == 1:
+        return "gpt2" if last.use_regex else None
+    split = steps[0]
+    if len(steps) == 2 and not last.use_regex and isinstance(split, Split) and not split.invert:
+        # Every piece of a named pattern is a match: these behaviours keep them as they are.
+        if split.behavior in ("Isolated", "MergedWithPrevious", "MergedWithNext"):
+            return split.pattern.name
+    return None
 
 
 def metaspace_from_json(obj: Mapping[str, Any]) -> Metaspace:
     """A ``Metaspace`` object (pre-tokenizer or decoder: they share the fields)."""
+    what = "pre-tokenizer 'Metaspace'"
     scheme = obj.get("prepend_scheme")
     legacy = obj.get("add_prefix_space")
     if legacy is False:
@@ -121,9 +152,9 @@ def metaspace_from_json(obj: Mapping[str, Any]) -> Metaspace:
             )
         scheme = "never"
     return Metaspace(
-        _get(obj, "replacement", str, "▁", "Metaspace"),
+        field(obj, "replacement", str, what, "▁"),
         scheme if scheme is not None else "always",
-        _get(obj, "split", bool, True, "Metaspace"),
+        field(obj, "split", bool, what, True),
     )
 
 
@@ -139,22 +170,23 @@ def from_json(obj: Mapping[str, Any]) -> PreTokenizer:
     if not isinstance(obj, Mapping):
         raise PureBPEError(f"pre-tokenizer must be a JSON object, got {obj!r}")
     kind = obj.get("type")
+    what = f"pre-tokenizer {kind!r}"
     if kind == "ByteLevel":
         return ByteLevel(
-            _get(obj, "add_prefix_space", bool, True, kind),
-            _get(obj, "trim_offsets", bool, True, kind),
-            _get(obj, "use_regex", bool, True, kind),
+            field(obj, "add_prefix_space", bool, what, True),
+            field(obj, "trim_offsets", bool, what, True),
+            field(obj, "use_regex", bool, what, True),
         )
     if kind == "Metaspace":
         return metaspace_from_json(obj)
     if kind == "Split":
         return Split(
-            _get(obj, "pattern", Mapping, None, kind),
+            field(obj, "pattern", Mapping, what),
             check_behavior(obj.get("behavior"), "pre-tokenizer 'Split'"),
-            _get(obj, "invert", bool, False, kind),
+            field(obj, "invert", bool, what, False),
         )
     if kind == "Digits":
-        return Digits(_get(obj, "individual_digits", bool, False, kind))
+        return Digits(field(obj, "individual_digits", bool, what, False))
     if kind == "Punctuation":
         return Punctuation(check_behavior(obj.get("behavior", "Isolated"), "pre-tokenizer 'Punctuation'"))
     if kind == "Whitespace":
@@ -162,5 +194,5 @@ def from_json(obj: Mapping[str, Any]) -> PreTokenizer:
     if kind == "WhitespaceSplit":
         return WhitespaceSplit()
     if kind == "Sequence":
-        return Sequence([from_json(item) for item in _get(obj, "pretokenizers", list, None, kind)])
+        return Sequence([from_json(item) for item in field(obj, "pretokenizers", list, what)])
     raise PureBPEError(f"pre-tokenizer {kind!r} is not supported")

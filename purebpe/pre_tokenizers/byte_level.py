@@ -27,13 +27,25 @@ def _split_gpt2(text: str) -> List[str]:
     return _gpt2_split(text)
 
 
+#: Pieces already converted: words repeat, and a dict lookup is 3-4x cheaper than the
+#: conversion on both interpreters (bounded: cleared when full).
+_converted: Dict[str, str] = {}
+_CACHE_LIMIT = 1 << 17
+
+
 def to_byte_alphabet(text: str) -> str:
     """``text``'s UTF-8 bytes as GPT-2's byte characters.
 
     >>> to_byte_alphabet(" é")
     'ĠÃ©'
     """
-    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTES_TABLE)
+    found = _converted.get(text)
+    if found is None:
+        found = text.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTES_TABLE)
+        if len(_converted) >= _CACHE_LIMIT:
+            _converted.clear()
+        _converted[text] = found
+    return found
 
 
 class ByteLevel:
@@ -69,10 +81,16 @@ class ByteLevel:
                     piece.origin,
                 )
             if self.use_regex:
+                starts, ends = piece.starts, piece.ends
                 at = 0
                 for part in _split_gpt2(piece.text):
-                    out.append(_to_bytes(piece.slice(at, at + len(part))))
-                    at += len(part)
+                    end = at + len(part)
+                    if part.isascii():
+                        # One byte character per character: the spans are the slice's.
+                        out.append(Normalized(to_byte_alphabet(part), starts[at:end], ends[at:end], starts[at]))
+                    else:
+                        out.append(_to_bytes(Normalized(part, starts[at:end], ends[at:end], starts[at])))
+                    at = end
             elif piece.text:
                 out.append(_to_bytes(piece))
         return out
@@ -95,7 +113,7 @@ class ByteLevel:
 def _to_bytes(piece: Normalized) -> Normalized:
     text = piece.text
     if text.isascii():
-        return Normalized(text.translate(_BYTES_TABLE), piece.starts, piece.ends, piece.origin)
+        return Normalized(to_byte_alphabet(text), piece.starts, piece.ends, piece.origin)
     starts: List[int] = []
     ends: List[int] = []
     for char, start, end in zip(text, piece.starts, piece.ends):

@@ -146,6 +146,22 @@ class Split(_Splitter):
             return [(start, end, not is_match) for start, end, is_match in found]
         return found
 
+    def split_texts(self, pieces: List[str], at_origin: bool = False) -> Tuple[List[str], bool]:
+        split = self.pattern.named_split
+        if split is None:
+            return _Splitter.split_texts(self, pieces, at_origin)
+        # A named pattern matches every character: its pieces are all matches, which every
+        # behaviour keeps as they are, except that Removed drops them all and Contiguous
+        # joins them back into one.
+        if self.behavior == "Removed" and not self.invert:
+            return [], False
+        if self.behavior == "Contiguous":
+            return [p for p in pieces if p], at_origin and bool(pieces) and bool(pieces[0])
+        out: List[str] = []
+        for piece in pieces:
+            out.extend(split(piece))
+        return out, at_origin and bool(out)
+
 
 class Digits(_Splitter):
     """``Digits``: numbers (Rust's ``is_numeric``) cut out, one per digit if ``individual``.

@@ -1,0 +1,207 @@
+"""HF pre-tokenizers: same pieces and offsets as HF ``tokenizers``' ``pre_tokenize_str``,
+and the no-offsets path (``split_texts``) gives the same pieces.
+
+Replays HF's recorded answers on every interpreter; live Hypothesis comparison where
+``tokenizers`` is installed.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any, Dict, List
+
+import pytest
+from _hf_components import pre_tokenizers as hf_pre_tokenizers
+from _hf_components import text_strategy
+from _hf_fixture import component_id, hf_tokenizers, recorded
+from hypothesis import given
+from hypothesis import strategies as st
+
+from purebpe.errors import PureBPEError
+from purebpe.normalizers import Normalized
+from purebpe.normalizers.pattern import HFPattern, regex_source
+from purebpe.pre_tokenizers import Metaspace, from_json, split_text
+
+RECORDED = recorded("pre_tokenizers")
+
+
+def pieces(obj: Dict[str, Any], text: str) -> List[List[Any]]:
+    return [[piece, list(offsets)] for piece, offsets in from_json(obj).pre_tokenize_str(text)]
+
+
+@pytest.mark.parametrize("component", RECORDED, ids=[component_id(c["json"]) for c in RECORDED])
+def test_recorded_answers(component: Dict[str, Any]) -> None:
+    pre_tokenizer = from_json(component["json"])
+    for case in component["cases"]:
+        assert pieces(component["json"], case["text"]) == case["pieces"], case["text"]
+        assert split_text(pre_tokenizer, case["text"]) == [p for p, _ in case["pieces"]], case["text"]
+
+
+def test_fixture_covers_every_pre_tokenizer_option() -> None:
+    def parts(obj: Dict[str, Any]) -> List[Dict[str, Any]]:
+        return [obj] + [p for inner in obj.get("pretokenizers", []) for p in parts(inner)]
+
+    seen = [p for c in RECORDED for p in parts(c["json"])]
+    types = {p["type"] for p in seen}
+    assert types >= {"ByteLevel", "Split", "Digits", "Metaspace", "Whitespace", "WhitespaceSplit", "Punctuation", "Sequence"}
+    assert {p["behavior"] for p in seen if p["type"] == "Split"} >= {
+        "Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"
+    }
+    assert {p["invert"] for p in seen if p["type"] == "Split"} == {False, True}
+    assert {p["prepend_scheme"] for p in seen if p["type"] == "Metaspace"} == {"first", "always", "never"}
+    assert {(p["add_prefix_space"], p["use_regex"]) for p in seen if p["type"] == "ByteLevel"} >= {
+        (False, True), (True, True), (True, False), (False, False)
+    }
+
+
+@pytest.mark.parametrize("component", RECORDED, ids=[component_id(c["json"]) for c in RECORDED])
+def test_to_json_gives_back_the_object(component: Dict[str, Any]) -> None:
+    assert from_json(component["json"]).to_json() == component["json"]
+
+
+TOKENIZERS = hf_tokenizers()
+LIVE = hf_pre_tokenizers(TOKENIZERS) if TOKENIZERS is not None else []
+
+
+@pytest.mark.skipif(TOKENIZERS is None, reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above")
+@pytest.mark.parametrize("index", range(len(LIVE)) or [0])
+@given(text=text_strategy())
+def test_live_against_tokenizers(index: int, text: str) -> None:
+    hf, obj = LIVE[index]
+    expected = [[piece, list(offsets)] for piece, offsets in hf.pre_tokenize_str(text)]
+    assert pieces(obj, text) == expected
+    assert split_text(from_json(obj), text) == [p for p, _ in expected]
+
+
+@given(text=st.text(st.sampled_from(list("ab ▁\n12")), max_size=12), offset=st.integers(0, 3))
+def test_metaspace_first_prepends_only_at_the_input_start(text: str, offset: int) -> None:
+    # HF's rule: prepend_scheme="first" prepends where the piece's original_shift is 0.
+    meta = Metaspace(prepend_scheme="first", split=False)
+    out = meta.pre_tokenize([Normalized.of(text, offset)])
+    prepended = bool(text) and not text.startswith(("▁", " ")) and offset == 0
+    assert [p.text for p in out] == ([("▁" if prepended else "") + text.replace(" ", "▁")] if text else [])
+    assert split_text(meta, text, at_origin=offset == 0) == [p.text for p in out]
+
+
+def test_character_tests_are_hfs_not_pythons() -> None:
+    # Python's predicates differ: U+001C is str.isspace, 一 is str.isnumeric, U+1E95E (Adlam,
+    # Unicode 9) is punctuation for unicodedata but not in HF's Unicode 8 table.
+    assert from_json({"type": "WhitespaceSplit"}).pre_tokenize_str("a\x1cb c") == [("a\x1cb", (0, 3)), ("c", (4, 5))]
+    assert from_json({"type": "Digits", "individual_digits": False}).pre_tokenize_str("一2") == [("一", (0, 1)), ("2", (1, 2))]
+    assert from_json({"type": "Punctuation", "behavior": "Removed"}).pre_tokenize_str("a\U0001e95e!") == [("a\U0001e95e", (0, 2))]
+
+
+def test_byte_level_maps_every_byte_to_its_character_span() -> None:
+    bl = from_json({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": False})
+    (piece,) = bl.pre_tokenize([Normalized.of("é😀", 5)])
+    assert piece.text == "ĠÃ©ðŁĺĢ"
+    assert list(zip(piece.starts, piece.ends)) == [(5, 6)] * 3 + [(6, 7)] * 4
+
+
+def test_regex_source_reads_oniguruma_nested_classes() -> None:
+    assert regex_source(r"[a-z]+|\s+") == r"[a-z]+|\s+"
+    assert regex_source(r"[^(\s|[.,])]+").startswith("(?V1)")
+    assert regex_source(r"[a-z&&[^aeiou]]").startswith("(?V1)")
+    assert regex_source(r"[[:alpha:]]+") == r"[[:alpha:]]+"
+    assert regex_source(r"\[[a]") == r"\[[a]"
+    assert HFPattern({"Regex": r" ?[^(\s|[.,!?])]+"}).spans("ab, cd.") == [(0, 2), (3, 6)]
+
+
+def test_empty_matches_follow_oniguruma() -> None:
+    # After a match ending at i, an empty match at i is skipped (HF's onig iterator).
+    assert HFPattern({"Regex": "x*"}).spans("axxb") == [(0, 0), (1, 3), (4, 4)]
+    assert HFPattern({"Regex": "(?=b)"}).spans("abab") == [(1, 1), (3, 3)]
+
+
+def test_named_patterns_run_on_the_scanner() -> None:
+    from purebpe.pretokenize import PATTERNS
+
+    for name in ("gpt2", "o200k"):
+        pattern = HFPattern({"Regex": PATTERNS[name]})
+        assert pattern._finditer is None and pattern._split is not None, name
+    assert HFPattern({"Regex": PATTERNS["o200k"]}).spans("Hello  world1234") == [(0, 5), (5, 6), (6, 12), (12, 15), (15, 16)]
+
+
+def test_tiktoken_cl100k_string_is_not_cl100k_for_hf() -> None:
+    # Oniguruma (Ruby syntax) reads "\p{N}{1,3}+" as "(?:\p{N}{1,3})+": any digit run.
+    from purebpe.pretokenize import PATTERNS
+
+    pattern = HFPattern({"Regex": PATTERNS["cl100k"]})
+    assert pattern._split is None
+    assert pattern.spans("year 20245") == [(0, 4), (4, 5), (5, 10)]
+
+
+@pytest.mark.parametrize(
+    "obj, message",
+    [
+        ({"type": "BertPreTokenizer"}, "pre-tokenizer 'BertPreTokenizer' is not supported"),
+        ({"type": "UnicodeScripts"}, "pre-tokenizer 'UnicodeScripts' is not supported"),
+        ({"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False}, "behavior 'Sideways'"),
+        ({"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated", "invert": False}, "does not compile"),
+        ({"type": "Split", "pattern": "a", "behavior": "Isolated", "invert": False}, "field 'pattern' must be"),
+        ({"type": "Metaspace", "replacement": "▁", "add_prefix_space": False, "prepend_scheme": "first"}, "contradicts"),
+        ({"type": "Metaspace", "replacement": "ab"}, "replacement must be one character"),
+        ({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "sometimes"}, "prepend_scheme 'sometimes'"),
+        ({"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, {"type": "CharDelimiterSplit"}]}, "'CharDelimiterSplit'"),
+    ],
+)
+def test_bad_objects_fail_in_one_line(obj: Dict[str, Any], message: str) -> None:
+    with pytest.raises(PureBPEError) as error:
+        from_json(obj)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_legacy_metaspace_add_prefix_space() -> None:
+    never = from_json({"type": "Metaspace", "replacement": "▁", "add_prefix_space": False})
+    always = from_json({"type": "Metaspace", "replacement": "▁", "add_prefix_space": True})
+    assert never.pre_tokenize_str("a b") == [("a", (0, 1)), ("▁b", (1, 3))]
+    assert always.pre_tokenize_str("a b") == [("▁a", (0, 1)), ("▁b", (1, 3))]
+
+
+def test_custom_regex_without_the_regex_package_is_one_line() -> None:
+    code = (
+        "import sys; sys.modules['regex'] = None\n"
+        "from purebpe.pre_tokenizers import from_json\n"
+        "from purebpe.errors import PureBPEError\n"
+        "ok = from_json({'type': 'Split', 'pattern': {'String': ' '}, 'behavior': 'Removed', 'invert': False})\n"
+        "assert ok.pre_tokenize_str('a b') == [('a', (0, 1)), ('b', (2, 3))]\n"
+        "try:\n"
+        "    from_json({'type': 'Split', 'pattern': {'Regex': 'a+'}, 'behavior': 'Isolated', 'invert': False})\n"
+        "except PureBPEError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "needs the optional 'regex' package" in out
+    assert out.count("\n") == 1
+
+
+SOME = [c for i, c in enumerate(RECORDED) if i % 3 == 0 or "Metaspace" in component_id(c["json"])]
+
+
+@pytest.mark.parametrize("component", SOME, ids=[component_id(c["json"]) for c in SOME])
+@given(text=text_strategy(), offset=st.integers(0, 2))
+def test_text_path_equals_alignment_path_at_any_origin(component: Dict[str, Any], text: str, offset: int) -> None:
+    # A stretch after an added token starts at a later offset: only Metaspace "first" cares.
+    pre_tokenizer = from_json(component["json"])
+    expected = [p.text for p in pre_tokenizer.pre_tokenize([Normalized.of(text, offset)])]
+    assert split_text(pre_tokenizer, text, at_origin=offset == 0) == expected
+
+
+def test_named_pretokenizer_names_the_engine_pipelines() -> None:
+    from purebpe.pre_tokenizers import named_pretokenizer
+    from purebpe.pre_tokenizers.byte_level import to_byte_alphabet
+    from purebpe.pretokenize import PATTERNS, splitter
+
+    names = {}
+    for component in RECORDED:
+        name = named_pretokenizer(from_json(component["json"]))
+        if name is not None:
+            names[component_id(component["json"])] = name
+            split = splitter(name)
+            for case in component["cases"]:
+                assert [to_byte_alphabet(p) for p in split(case["text"])] == [p for p, _ in case["pieces"]]
+    assert sorted(set(names.values())) == ["gpt2", "o200k"]
+    cl100k_split = {"type": "Split", "pattern": {"Regex": PATTERNS["cl100k"]}, "behavior": "Isolated", "invert": False}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    assert named_pretokenizer(from_json({"type": "Sequence", "pretokenizers": [cl100k_split, byte_level]})) is None
