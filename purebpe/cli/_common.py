@@ -28,8 +28,8 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         "--pretokenizer",
         default=None,
         choices=PRETOKENIZERS,
-        help="a named pattern: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o), or none "
-        "(one word per line)",
+        help="a named pattern: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o, Llama 4), "
+        "llama3, qwen, tekken (Mistral), or none (one word per line)",
     )
     split.add_argument(
         "--pattern",

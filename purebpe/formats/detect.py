@@ -144,6 +144,25 @@ def detect(path: PathLike) -> str:
     return _detect_file(target)[0]
 
 
+def _load_with_sidecar(ranks_path: Path) -> "Tokenizer":
+    """purebpe's tiktoken export, by tiktoken's rule: the sidecar gives pattern and specials."""
+    from .._atomic import file_digest
+    from ..pretokenize import pretokenizer_from_json
+    from .bytelevel import read_json
+    from .tiktoken_format import _RANKS_DIGEST
+    from .tiktoken_models import load_tiktoken_model
+
+    sidecar_path = ranks_path.with_name(ranks_path.name + ".json")
+    sidecar = read_json(sidecar_path, "tiktoken sidecar")
+    if not isinstance(sidecar, dict) or not isinstance(sidecar.get("special_tokens", {}), dict):
+        raise PureBPEError(f"{sidecar_path}: malformed tiktoken sidecar")
+    recorded = sidecar.get(_RANKS_DIGEST)
+    if recorded is not None and recorded != file_digest(ranks_path):
+        raise PureBPEError(f"{ranks_path} and {sidecar_path}: not saved together (the ranks changed)")
+    pretokenizer = pretokenizer_from_json(sidecar.get("pretokenizer", "gpt2"), str(sidecar_path))
+    return load_tiktoken_model(ranks_path, pattern=pretokenizer, special_tokens=sidecar.get("special_tokens", {}))
+
+
 def load_tokenizer(
     path: PathLike,
     *,
@@ -173,6 +192,8 @@ def load_tokenizer(
         from .tekken import load_tekken
 
         return load_tekken(target, data)
+    if kind == "purebpe" and target.name.endswith((".tiktoken", ".tiktoken.gz")):
+        return _load_with_sidecar(target)
     if kind == "purebpe":
         from . import load
 

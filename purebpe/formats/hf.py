@@ -131,7 +131,10 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     }
     path = directory / FILES[0]
     write_text(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-    return [path]
+    # What transformers.AutoTokenizer reads beside it (the end-of-text token's role).
+    from .hf_config import save_transformers_files
+
+    return [path] + save_transformers_files(model.special_ids(), directory)
 
 
 def load(path: Path) -> BPEModel:

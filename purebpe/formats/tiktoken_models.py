@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Union
 import attr
 
 from ..errors import PureBPEError
-from ..pretokenize import PATTERNS, Pretokenizer, resolve_pattern
+from ..pretokenize import PATTERNS, PRETOKENIZERS, Pretokenizer, resolve_pattern
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -213,7 +213,8 @@ def load_tiktoken_model(
             pretokenizer = model.pretokenizer
             specials = model.special_tokens(len(ranks))
     if pattern is not None:
-        pretokenizer = resolve_pattern(pattern) if isinstance(pattern, str) and pattern not in PATTERNS else pattern
+        named = isinstance(pattern, str) and pattern in PRETOKENIZERS
+        pretokenizer = pattern if named or not isinstance(pattern, str) else resolve_pattern(pattern)
     if special_tokens is not None:
         specials = special_tokens
     if pretokenizer is None:

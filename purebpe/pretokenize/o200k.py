@@ -89,10 +89,11 @@ _LEADER = 1 << CASED_OTHER | 1 << CASED_MARK | 1 << CASED_WHITESPACE
 _PUNCT = 1 << CASED_OTHER | 1 << CASED_MARK
 
 
-def word_end(text: str, k: int, n: int, either: bool) -> int:
+def word_end(text: str, k: int, n: int, either: bool, contractions: bool = True) -> int:
     """Where ``UP*LO+C?`` (or, with ``either``, failing that ``UP+LO*C?``) ends from ``k``.
 
-    -1 if no word starts at ``k``.  See the module docstring for the reasoning.
+    -1 if no word starts at ``k``.  See the module docstring for the reasoning.  Without
+    ``contractions`` the words are ``UP*LO+`` and ``UP+LO*`` (Tekken's, :mod:`.tekken`).
     """
     class_of = CASED_CLASS_OF
     j = k
@@ -102,19 +103,25 @@ def word_end(text: str, k: int, n: int, either: bool) -> int:
         j += 1
         while j < n and (_LO >> class_of[ord(text[j])]) & 1:
             j += 1
-        return contraction_end(text, j, n) or j
+        return (contractions and contraction_end(text, j, n)) or j
     last = j - 1
     while last >= k and not (_BOTH >> class_of[ord(text[last])]) & 1:
         last -= 1
     if last >= k:
-        return contraction_end(text, last + 1, n) or last + 1
+        return (contractions and contraction_end(text, last + 1, n)) or last + 1
     if either and j > k:
-        return contraction_end(text, j, n) or j
+        return (contractions and contraction_end(text, j, n)) or j
     return -1
 
 
 def scan(text: str, counts: TokenSink) -> None:
     """Count the pre-tokens of ``text`` into ``counts`` (see the module docstring)."""
+    scan_variant(text, counts, True, 3)
+
+
+def scan_variant(text: str, counts: TokenSink, contractions: bool, max_digits: int) -> None:
+    r""":func:`scan` for o200k and its cheap variants: ``contractions`` is the optional
+    ``(?i:'s|...)`` after a word, ``max_digits`` the ``n`` of ``\p{N}{1,n}`` (3 or 1)."""
     class_of = CASED_CLASS_OF
     n = len(text)
     i = 0
@@ -124,19 +131,19 @@ def scan(text: str, counts: TokenSink) -> None:
         kind = class_of[ord(char)]
         end = -1
         if kind == CASED_UPPER or kind == CASED_LOWER or kind == CASED_EITHER:
-            end = word_end(text, i, n, True)
+            end = word_end(text, i, n, True, contractions)
         elif (_LEADER >> kind) & 1 and char != "\r" and char != "\n":
             # A leader, then a word; a mark may instead start the word itself.
-            end = word_end(text, i + 1, n, kind != CASED_MARK)
+            end = word_end(text, i + 1, n, kind != CASED_MARK, contractions)
             if end < 0 and kind == CASED_MARK:
-                end = word_end(text, i, n, False)
+                end = word_end(text, i, n, False, contractions)
         if end >= 0:
             i = end
         elif kind == CASED_NUMBER:
             i += 1
-            if i < n and class_of[ord(text[i])] == CASED_NUMBER:
+            if max_digits > 1 and i < n and class_of[ord(text[i])] == CASED_NUMBER:
                 i += 1
-                if i < n and class_of[ord(text[i])] == CASED_NUMBER:
+                if max_digits > 2 and i < n and class_of[ord(text[i])] == CASED_NUMBER:
                     i += 1
         elif kind == CASED_OTHER or (
             char == " " and i + 1 < n and class_of[ord(text[i + 1])] == CASED_OTHER
@@ -169,6 +176,11 @@ def re_source(bmp_only: bool) -> str:
 
     It has no possessive quantifiers to remove; ``(?i:...)`` scoped flags exist since 3.6.
     """
+    return re_source_variant(True, 3, bmp_only)
+
+
+def re_source_variant(contractions: bool, max_digits: int, bmp_only: bool) -> str:
+    """:func:`re_source` for o200k's variants (see :func:`scan_variant`)."""
     letter = re_class_body(LETTER_RANGES, bmp_only)
     number = re_class_body(NUMBER_RANGES, bmp_only)
     space = re_class_body(WHITESPACE_RANGES, bmp_only)
@@ -178,13 +190,14 @@ def re_source(bmp_only: bool) -> str:
     either = re_class_body(CASELESS_RANGES, bmp_only)
     up = f"[{upper}{either}{mark}]"
     lo = f"[{lower}{either}{mark}]"
-    contraction = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    contraction = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?" if contractions else ""
+    digits = "{1,3}" if max_digits == 3 else ""
     leader = f"[^\\r\\n{letter}{number}]?"
     return "|".join(
         [
             f"{leader}{up}*{lo}+{contraction}",
             f"{leader}{up}+{lo}*{contraction}",
-            f"[{number}]{{1,3}}",
+            f"[{number}]{digits}",
             f" ?[^{space}{letter}{number}]+[\\r\\n/]*",
             f"[{space}]*[\\r\\n]+",
             f"[{space}]+(?![^{space}])",
@@ -196,14 +209,14 @@ def re_source(bmp_only: bool) -> str:
 _re_form = compiled_forms(re_source)
 
 
-def _line_start_ok(char: str) -> bool:
+def line_start_ok(char: str) -> bool:
     """A cut just after a newline is safe when a non-space other than / starts the next line."""
     return CASED_CLASS_OF[ord(char)] != CASED_WHITESPACE and char != "/"
 
 
 def re_split(text: str) -> List[str]:
     """The pre-tokens of ``text`` by the standard library's ``re``."""
-    return re_split_segments(text, _re_form(True), _re_form(False), _line_start_ok)
+    return re_split_segments(text, _re_form(True), _re_form(False), line_start_ok)
 
 
 _LETTER_OR_NUMBER = 1 << CASED_UPPER | 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_NUMBER
@@ -225,4 +238,14 @@ def safe_cut(buf: bytes, end: int) -> int:
     return newline_space_or_class_cut(buf, end, b"/", _class_change)
 
 
-__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "word_end"]
+__all__ = [
+    "PATTERN",
+    "line_start_ok",
+    "re_source",
+    "re_source_variant",
+    "re_split",
+    "safe_cut",
+    "scan",
+    "scan_variant",
+    "word_end",
+]

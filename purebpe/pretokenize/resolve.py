@@ -20,8 +20,7 @@ apostrophe, ``\r``, ``\n``, U+0020 and other whitespace, ``/``, punctuation) ide
 and Hypothesis text agrees too.  Both patterns read a character only through those
 classes, so strings over the representatives cover every way they can differ.
 
-Variants not listed (Tekken's o200k without
-contractions, Qwen 3.5's ``[\p{L}\p{M}]+``, DeepSeek's Split patterns) run on ``regex``:
+Variants not listed (Qwen 3.5's ``[\p{L}\p{M}]+``, DeepSeek's Split patterns) run on ``regex``:
 exact, slower.
 """
 from __future__ import annotations
@@ -29,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Optional, Union
 
-from . import cl100k, gpt2, llama3, o200k, qwen
+from . import cl100k, gpt2, llama3, o200k, qwen, tekken
 from .custom import Pattern
 
 __all__ = [
@@ -58,6 +57,7 @@ KNOWN_VARIANTS: Dict[str, str] = {
     CL100K_HF_PATTERN: "cl100k",
     llama3.PATTERN: "llama3",
     qwen.PATTERN: "qwen",
+    tekken.PATTERN: "tekken",
     o200k.PATTERN: "o200k",  # also Llama 4's pat_str, character for character
 }
 
