@@ -20,6 +20,7 @@ from ..bytemap import UNICODE_TO_BYTE
 from ..formats.hf import _pretokenizer_name
 from ..errors import PureBPEError
 from ..pretokenize import Pattern, Pretokenizer
+from ..pre_tokenizers import named_pretokenizer
 from ..tokenizer import Tokenizer
 from ..models.bpe import BPE
 
@@ -60,14 +61,18 @@ def _as_bytes(token: str) -> Optional[bytes]:
         return None
 
 
-def fast_engine(model: BPE, pre_tokenizer: Any) -> Optional[Tokenizer]:
-    """A :class:`purebpe.Tokenizer` equal to ``pre_tokenizer`` + ``model``, or ``None``.
+def fast_engine(model: BPE, pre_tokenizer: Any, built: Any = None) -> Optional[Tokenizer]:
+    """A :class:`purebpe.Tokenizer` equal to ``pre_tokenizer`` + ``model``, or ``None``;
+    ``built`` is the pre-tokenizer object :mod:`purebpe.pre_tokenizers` made of it.
 
     >>> vocab = {chr(c): i for i, c in enumerate(range(33, 127))}
     >>> fast_engine(BPE(vocab, []), None) is None
     True
     """
     name = fast_pretokenizer(pre_tokenizer)
+    if name is None and built is not None:
+        # The pre-tokenizers' own reading (HF's regex dialect): a Split of a named pattern.
+        name = named_pretokenizer(built)
     if name is None or model.continuing_subword_prefix or model.end_of_word_suffix:
         return None
     vocab: Dict[int, bytes] = {}

@@ -118,7 +118,7 @@ def _build(document: Any, name: str) -> HFTokenizer:
     post_processor = _part(document, "post_processor", processors.from_json)
     decoder = _part(document, "decoder", decoders.from_json)
     added = AddedVocabulary(added_tokens, None if normalizer is None else normalizer.normalize_str)
-    fast = fast_engine(model, document.get("pre_tokenizer"))
+    fast = fast_engine(model, document.get("pre_tokenizer"), pre_tokenizer)
     return HFTokenizer(
         model, added, normalizer, pre_tokenizer, post_processor, decoder,
         fast=fast, document=document, name=name,
