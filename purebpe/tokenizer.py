@@ -221,6 +221,21 @@ class Tokenizer:
         return f"<Tokenizer {self.name!r}: {len(self.vocab)} tokens, pretokenizer {self.pretokenizer!r}>"
 
     @classmethod
+    def from_file(cls, path: "PathLike", **options: Any) -> Any:
+        """The tokenizer a file (or folder) holds, recognised by content whatever its name
+        (:func:`purebpe.formats.detect.detect`): an HF ``tokenizer.json`` gives a
+        :class:`purebpe.hf.HFTokenizer`, which has this class's ``encode``/``decode``;
+        the other kinds are built by :func:`purebpe.formats.detect.load_tokenizer`, which
+        takes ``options`` (``encoding=``, ``pattern=``, ``special_tokens=`` for rank files)."""
+        # Imported here: purebpe.hf builds on this module (its fast path is a Tokenizer).
+        from .formats.detect import detect, load_tokenizer
+        from .hf.loader import load as load_hf
+
+        if not options and detect(path) == "hf":
+            return load_hf(path)
+        return load_tokenizer(path, **options)
+
+    @classmethod
     def from_model(cls, model: "BPEModel") -> "Tokenizer":
         """The tokenizer of a :class:`purebpe.BPEModel` (its vocab, merges and specials)."""
         return cls(model.vocab, model.merges, model.special_tokens, pretokenizer=model.pretokenizer)

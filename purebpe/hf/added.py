@@ -1,0 +1,191 @@
+"""HF's added vocabulary: the ``added_tokens`` of a ``tokenizer.json`` and how they are found.
+
+As ``tokenizers/src/tokenizer/added_vocabulary.rs`` does it (read as the spec):
+
+* tokens with ``normalized: false`` are found in the *raw* text first; then each stretch
+  between them is normalized, and tokens with ``normalized: true`` are found in the
+  normalized text (spelled as the normalizer spells them);
+* each search is leftmost-longest and non-overlapping (an Aho-Corasick automaton in HF;
+  here :func:`purebpe.specials.special_pattern`, an alternation longest first, which finds
+  the same matches);
+* a match of a ``single_word`` token with a word character (Rust's ``\\w``) right before
+  or after it is dropped, and the search goes on *after* it, as HF's iterator does;
+* ``lstrip`` widens a match over the whitespace before it (not into a previous match),
+  ``rstrip`` over the whitespace after it; the token's text and offsets include it.
+
+Whitespace and word characters follow Rust's ``regex`` (Unicode ``White_Space``;
+``\\w`` = letters, marks, decimal digits, connector punctuation, joiners), not Python's.
+"""
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Callable, Dict, List, Mapping, Optional, Pattern, Sequence, Tuple
+
+from ..errors import PureBPEError
+from ..specials import special_pattern
+
+__all__ = ["AddedToken", "AddedVocabulary", "Match"]
+
+#: ``(id or None, start, end)``: a found token, or (``None``) the text between tokens.
+Match = Tuple[Optional[int], int, int]
+
+#: Unicode's ``White_Space`` characters: Rust's ``\s``.
+_WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_WORD_CATEGORIES = frozenset(["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "Pc"])
+
+
+def is_word_char(char: str) -> bool:
+    """Whether Rust's ``\\w`` matches ``char``.
+
+    >>> is_word_char("a"), is_word_char("\u0301"), is_word_char("-")
+    (True, True, False)
+    """
+    return char in "\u200c\u200d" or unicodedata.category(char) in _WORD_CATEGORIES
+
+
+class AddedToken:
+    """One entry of ``added_tokens``.
+
+    >>> AddedToken.from_json({"id": 3, "content": "<s>", "special": True}).normalized
+    True
+    """
+
+    __slots__ = ("id", "content", "special", "normalized", "lstrip", "rstrip", "single_word")
+
+    def __init__(
+        self,
+        id: int,
+        content: str,
+        special: bool = False,
+        normalized: bool = True,
+        lstrip: bool = False,
+        rstrip: bool = False,
+        single_word: bool = False,
+    ) -> None:
+        self.id = id
+        self.content = content
+        self.special = special
+        self.normalized = normalized
+        self.lstrip = lstrip
+        self.rstrip = rstrip
+        self.single_word = single_word
+
+    @classmethod
+    def from_json(cls, obj: Any) -> "AddedToken":
+        if not isinstance(obj, dict):
+            raise PureBPEError(f"added token {obj!r} is not an object")
+        tid, content = obj.get("id"), obj.get("content")
+        if not isinstance(tid, int) or isinstance(tid, bool) or not 0 <= tid < 1 << 31:
+            raise PureBPEError(f"added token {content!r} has the id {tid!r}, not an int in 0..2**31")
+        if not isinstance(content, str):
+            raise PureBPEError(f"added token {tid} has the content {content!r}, not a string")
+        flags: Dict[str, bool] = {}
+        for key, default in (("special", False), ("normalized", True), ("lstrip", False),
+                             ("rstrip", False), ("single_word", False)):
+            value = obj.get(key, default)
+            if not isinstance(value, bool):
+                raise PureBPEError(f"added token {content!r}: {key} is {value!r}, not true or false")
+            flags[key] = value
+        return cls(tid, content, **flags)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "id": self.id, "content": self.content, "single_word": self.single_word,
+            "lstrip": self.lstrip, "rstrip": self.rstrip, "normalized": self.normalized,
+            "special": self.special,
+        }
+
+
+class AddedVocabulary:
+    """The added tokens and their two matchers (raw text, normalized text).
+
+    ``normalize_str`` is the pipeline's normalizer (``None`` for none): a normalized token
+    is looked for as the normalizer spells it.
+
+    >>> vocab = AddedVocabulary([AddedToken(9, "<s>", special=True, normalized=False)], None)
+    >>> vocab.find(" <s>x", raw=True)
+    [(None, 0, 1), (9, 1, 4), (None, 4, 5)]
+    """
+
+    def __init__(self, tokens: Sequence[AddedToken], normalize_str: Optional[Callable[[str], str]]) -> None:
+        self.by_content: Dict[str, int] = {}
+        self.by_id: Dict[int, AddedToken] = {}
+        self.special_contents = set()
+        for token in tokens:
+            if not token.content:
+                continue  # HF ignores an empty added token
+            self.by_content[token.content] = token.id
+            self.by_id[token.id] = token
+            if token.special:
+                self.special_contents.add(token.content)
+        # The string HF hands the decoder for a normalized token (its normalized form).
+        self.decode_form: Dict[int, str] = {}
+        raw: Dict[str, AddedToken] = {}
+        normalized: Dict[str, AddedToken] = {}
+        for tid, token in self.by_id.items():
+            if token.normalized:
+                form = token.content if normalize_str is None else normalize_str(token.content)
+                if form != token.content:
+                    self.decode_form[tid] = form
+                if form:
+                    normalized[form] = token
+            else:
+                raw[token.content] = token
+        self._raw = raw
+        self._normalized = normalized
+        self._raw_pattern = special_pattern(raw)
+        self._normalized_pattern = special_pattern(normalized)
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+    @property
+    def has_raw(self) -> bool:
+        return self._raw_pattern is not None
+
+    @property
+    def has_normalized(self) -> bool:
+        return self._normalized_pattern is not None
+
+    @property
+    def plain(self) -> bool:
+        """Whether no token strips whitespace or must stand alone (the fast matcher's case)."""
+        return not any(t.lstrip or t.rstrip or t.single_word for t in self.by_id.values())
+
+    def find(self, text: str, raw: bool) -> List[Match]:
+        """``text`` cut into found tokens and the stretches between them (empty ones left out)."""
+        pattern = self._raw_pattern if raw else self._normalized_pattern
+        tokens = self._raw if raw else self._normalized
+        return find_tokens(text, pattern, tokens)
+
+
+def find_tokens(text: str, pattern: Optional[Pattern[str]], tokens: Mapping[str, AddedToken]) -> List[Match]:
+    """HF's ``find_matches`` (see the module docstring), in character offsets."""
+    if pattern is None:
+        return [(None, 0, len(text))] if text else []
+    out: List[Match] = []
+    done = 0  # where the previous token ended
+    for match in pattern.finditer(text):
+        start, stop = match.span()
+        token = tokens[match.group()]
+        if token.single_word:
+            if start > 0 and is_word_char(text[start - 1]):
+                continue
+            if stop < len(text) and is_word_char(text[stop]):
+                continue
+        if token.lstrip:
+            while start > done and text[start - 1] in _WHITE_SPACE:
+                start -= 1
+        if token.rstrip:
+            while stop < len(text) and text[stop] in _WHITE_SPACE:
+                stop += 1
+        if done < start:
+            out.append((None, done, start))
+        out.append((token.id, start, stop))
+        done = stop
+    if done < len(text):
+        out.append((None, done, len(text)))
+    return out

@@ -1,0 +1,133 @@
+"""The fast path: run a byte-level ``tokenizer.json`` on purebpe's own engine.
+
+When a file's pre-tokenizer is one purebpe has a scanner for (``ByteLevel`` with its
+GPT-2 regex, or ``Split`` with a named pattern's regex then ``ByteLevel`` without regex,
+no prefix space) and its ``BPE`` model needs no option the engine lacks (no subword
+prefix or word suffix; every byte has its own token, so ``unk_token`` and
+``byte_fallback`` never fire), then pre-tokenizing plus the model is exactly
+:class:`purebpe.Tokenizer` on the same merges: ids by merge rank through
+:func:`purebpe.core.apply_merges`, the named-pattern scanners, and for
+``ignore_merges`` the engine's whole-token shortcut. :func:`fast_engine` builds that
+tokenizer, or says ``None`` when the file is outside this case (the pipeline then runs
+its own components). It covers the ids of text without added tokens and after the
+normalizer; added tokens, normalizers, offsets and post-processing stay with the pipeline.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..bytemap import UNICODE_TO_BYTE
+from ..formats.hf import _pretokenizer_name
+from ..errors import PureBPEError
+from ..pretokenize import Pattern, Pretokenizer
+from ..pre_tokenizers import named_pretokenizer
+from ..tokenizer import Tokenizer
+from ..models.bpe import BPE
+
+__all__ = ["fast_engine", "fast_pretokenizer"]
+
+
+def fast_pretokenizer(pre_tokenizer: Any) -> Optional[Pretokenizer]:
+    """The purebpe pre-tokenizer name equal to an HF ``pre_tokenizer`` object, or ``None``.
+
+    >>> fast_pretokenizer({"type": "ByteLevel", "add_prefix_space": False, "use_regex": True})
+    'gpt2'
+    """
+    if pre_tokenizer is None:
+        return None
+    try:
+        name = _pretokenizer_name(pre_tokenizer)
+    except PureBPEError:
+        return None
+    if isinstance(name, Pattern):
+        # Another regex: HF's engine (Oniguruma) and purebpe's (``regex``) may read it
+        # differently, so only the pipeline's own Split runs it.
+        return None
+    return name
+
+
+#: Maps each byte-alphabet character to the Latin-1 character of its byte, and every other
+#: character up to U+0143 (the alphabet's last) to one outside Latin-1, so that
+#: ``token.translate(_TO_LATIN1).encode("latin-1")`` is the token's bytes, or fails.
+_TO_LATIN1: Dict[int, int] = {c: 0x100 for c in range(0x144)}
+_TO_LATIN1.update({ord(char): byte for char, byte in UNICODE_TO_BYTE.items()})
+
+
+def _as_bytes(token: str) -> Optional[bytes]:
+    """The bytes a byte-level token stands for; ``None`` for a token outside the alphabet."""
+    try:
+        return token.translate(_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
+        return None
+
+
+def fast_engine(model: BPE, pre_tokenizer: Any, built: Any = None) -> Optional[Tokenizer]:
+    """A :class:`purebpe.Tokenizer` equal to ``pre_tokenizer`` + ``model``, or ``None``;
+    ``built`` is the pre-tokenizer object :mod:`purebpe.pre_tokenizers` made of it.
+
+    >>> vocab = {chr(c): i for i, c in enumerate(range(33, 127))}
+    >>> fast_engine(BPE(vocab, []), None) is None
+    True
+    """
+    name = fast_pretokenizer(pre_tokenizer)
+    if name is None and built is not None:
+        # The pre-tokenizers' own reading (HF's regex dialect): a Split of a named pattern.
+        name = named_pretokenizer(built)
+    if name is None or model.continuing_subword_prefix or model.end_of_word_suffix:
+        return None
+    vocab: Dict[int, bytes] = {}
+    byte_ids = [-1] * 256
+    for token, tid in model.vocab.items():
+        data = _as_bytes(token)
+        if data is not None:
+            vocab[tid] = data
+            if len(data) == 1:
+                byte_ids[data[0]] = tid
+    if -1 in byte_ids:
+        return None  # some byte has no token: the model's unk/byte-fallback rules apply
+    whole = {data: tid for tid, data in vocab.items()} if model.ignore_merges else None
+    try:
+        return _engine(vocab, byte_ids, model.ranks, whole, name)
+    except (AttributeError, TypeError):  # pragma: no cover - the engine's internals moved
+        return _engine_from_merges(model, vocab, name, whole)
+
+
+def _engine(
+    vocab: Dict[int, bytes],
+    byte_ids: List[int],
+    ranks: Dict[int, Tuple[int, int]],
+    whole: Optional[Dict[bytes, int]],
+    name: Pretokenizer,
+) -> Tokenizer:
+    """The engine built from the model's own tables: the ids are HF's, so the model's
+    ``{packed pair: (rank, new id)}`` is the engine's table as it is (HF's duplicate rule
+    included), and nothing is computed twice. Uses the engine's construction steps
+    (``_begin``/``_finish``), as :meth:`purebpe.Tokenizer.from_ranks` does."""
+    tokenizer = Tokenizer.__new__(Tokenizer)
+    tokenizer._begin(name, "hf-bpe", [])
+    tokenizer.vocab.update(vocab)
+    tokenizer._merges = None
+    tokenizer.special_ids = {}
+    tokenizer.byte_ids = byte_ids
+    tokenizer.ranks = ranks  # the merges of tokens outside the byte alphabet never fire
+    tokenizer._whole_tokens = whole  # HF's ignore_merges is the engine's whole-token rule
+    tokenizer._finish()
+    return tokenizer
+
+
+def _engine_from_merges(
+    model: BPE, vocab: Dict[int, bytes], name: Pretokenizer, whole: Optional[Dict[bytes, int]]
+) -> Tokenizer:
+    """The same engine through :class:`purebpe.Tokenizer`'s public constructor (slower)."""
+    # HF keeps a pair's last rank; the constructor its first: drop the earlier copies.
+    last_rank: Dict[Tuple[str, str], int] = {}
+    for rank, merge in enumerate(model.merges):
+        last_rank[merge] = rank
+    merges: List[Tuple[bytes, bytes]] = []
+    for rank, (left, right) in enumerate(model.merges):
+        left_bytes, right_bytes = _as_bytes(left), _as_bytes(right)
+        if last_rank[(left, right)] == rank and left_bytes is not None and right_bytes is not None:
+            merges.append((left_bytes, right_bytes))
+    tokenizer = Tokenizer(vocab, merges, [], pretokenizer=name, name="hf-bpe")
+    tokenizer._whole_tokens = whole
+    return tokenizer
