@@ -223,16 +223,13 @@ class Tokenizer:
     @classmethod
     def from_file(cls, path: "PathLike", **options: Any) -> Any:
         """The tokenizer a file (or folder) holds, recognised by content whatever its name
-        (:func:`purebpe.formats.detect.detect`): an HF ``tokenizer.json`` gives a
+        (:func:`purebpe.files.detect.detect`): an HF ``tokenizer.json`` gives a
         :class:`purebpe.hf.HFTokenizer`, which has this class's ``encode``/``decode``;
-        the other kinds are built by :func:`purebpe.formats.detect.load_tokenizer`, which
+        the other kinds are built by :func:`purebpe.files.detect.load_tokenizer`, which
         takes ``options`` (``encoding=``, ``pattern=``, ``special_tokens=`` for rank files)."""
-        # Imported here: purebpe.hf builds on this module (its fast path is a Tokenizer).
-        from .formats.detect import detect, load_tokenizer
-        from .hf.loader import load as load_hf
+        # Imported here: the loaders build on this module (their tokenizers are this class).
+        from .files.detect import load_tokenizer
 
-        if not options and detect(path) == "hf":
-            return load_hf(path)
         return load_tokenizer(path, **options)
 
     @classmethod

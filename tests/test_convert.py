@@ -18,8 +18,8 @@ import purebpe
 from _tokenizer_files import tokenizer_file
 from purebpe.cli import main
 from purebpe.errors import PureBPEError
-from purebpe.formats.convert import PROBE_TEXT, convert
-from purebpe.formats.detect import load_tokenizer
+from purebpe.files.convert import PROBE_TEXT, convert
+from purebpe.files.detect import load_tokenizer
 from purebpe.formats.hf_config import special_token_roles
 
 TEXT = "hello lower lowest world! It's 12345 \u4f60\u597d  \n\n x<|endoftext|>"
@@ -117,7 +117,8 @@ def test_what_a_target_cannot_hold_is_named(tmp_path: Path) -> None:
 def test_convert_example_runs() -> None:
     import doctest
 
-    from purebpe.formats import convert as module, hf_config
+    from purebpe.files import convert as module
+    from purebpe.formats import hf_config
 
     assert doctest.testmod(module).failed == 0 and doctest.testmod(hf_config).failed == 0
 

@@ -201,7 +201,7 @@ def test_named_pretokenizer_names_the_engine_pipelines() -> None:
             split = splitter(name)
             for case in component["cases"]:
                 assert [to_byte_alphabet(p) for p in split(case["text"])] == [p for p, _ in case["pieces"]]
-    assert sorted(set(names.values())) == ["gpt2", "o200k"]
+    assert sorted(set(names.values())) == ["gpt2", "o200k", "qwen"]
     cl100k_split = {"type": "Split", "pattern": {"Regex": PATTERNS["cl100k"]}, "behavior": "Isolated", "invert": False}
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
     assert named_pretokenizer(from_json({"type": "Sequence", "pretokenizers": [cl100k_split, byte_level]})) is None

@@ -34,6 +34,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("formats", ("formats",)),
     ("tokenizer", ("token_tables", "tokenizer")),
     ("hf", ("hf",)),
+    ("files", ("files",)),
     ("corpus", ("corpus", "readers", "corpus_readers")),
     ("counting", ("counting", "cluster")),
     ("training", ("training_options", "training", "superbpe", "wakong", "gpu")),
@@ -49,6 +50,9 @@ ALLOWED_UP: Dict[Tuple[str, str], str] = {
     ),
     ("purebpe.model", "purebpe.formats"): (
         "BPEModel.save(): a convenience for purebpe.formats.save, which reads and writes models"
+    ),
+    ("purebpe.tokenizer", "purebpe.files.detect"): (
+        "Tokenizer.from_file(): a convenience for purebpe.files, which builds tokenizers from files"
     ),
 }
 

@@ -1,7 +1,7 @@
 """Real tiktoken-format model files (Llama 3/4, Qwen, Whisper, OpenAI's) and Tekken: tiktoken's ids.
 
-Each file is loaded by purebpe (:mod:`purebpe.formats.tiktoken_models`,
-:mod:`purebpe.formats.tekken`) and compared with ``tiktoken.Encoding`` built from the same
+Each file is loaded by purebpe (:mod:`purebpe.files.tiktoken_models`,
+:mod:`purebpe.files.tekken`) and compared with ``tiktoken.Encoding`` built from the same
 file, pattern and special tokens (CPython, where tiktoken is installed) on multilingual
 text, code, emoji, whitespace and digit runs, special tokens glued to words, a 20 KB run
 without whitespace, and Hypothesis text.  The answers on the fixed texts are recorded in
@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from _tokenizer_files import tokenizer_file
 from purebpe import Tokenizer
-from purebpe.formats.tekken import load_tekken
-from purebpe.formats.tiktoken_models import MODEL_ENCODINGS, load_tiktoken_model
+from purebpe.files.tekken import load_tekken
+from purebpe.files.tiktoken_models import MODEL_ENCODINGS, load_tiktoken_model
 from purebpe.pretokenize import PATTERNS
 from purebpe.tiktoken_compat import ENCODINGS
 
@@ -264,7 +264,7 @@ def test_a_rank_file_without_a_pattern_is_refused() -> None:
 def test_module_examples_run() -> None:
     import doctest
 
-    from purebpe.formats import tekken, tiktoken_models
+    from purebpe.files import tekken, tiktoken_models
     from purebpe.pretokenize import resolve
 
     for module in (tekken, tiktoken_models, resolve):

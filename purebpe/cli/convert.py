@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..formats.convert import convert
+    from ..files.convert import convert
 
     check_output_dir(args.output)
     for path in convert(args.source, args.output, args.format, encoding=args.encoding):

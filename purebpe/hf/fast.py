@@ -21,6 +21,7 @@ from ..formats.hf import _pretokenizer_name
 from ..errors import PureBPEError
 from ..pretokenize import Pattern, Pretokenizer
 from ..pre_tokenizers import named_pretokenizer
+from ..token_tables import TokenTables
 from ..tokenizer import Tokenizer
 from ..models.bpe import BPE
 
@@ -69,10 +70,9 @@ def fast_engine(model: BPE, pre_tokenizer: Any, built: Any = None) -> Optional[T
     >>> fast_engine(BPE(vocab, []), None) is None
     True
     """
-    name = fast_pretokenizer(pre_tokenizer)
-    if name is None and built is not None:
-        # The pre-tokenizers' own reading (HF's regex dialect): a Split of a named pattern.
-        name = named_pretokenizer(built)
+    # The pre-tokenizers' own reading of a Split regex is HF's dialect (Oniguruma), which
+    # can differ from the regex package's for the same string: it decides where it exists.
+    name = named_pretokenizer(built) if built is not None else fast_pretokenizer(pre_tokenizer)
     if name is None or model.continuing_subword_prefix or model.end_of_word_suffix:
         return None
     vocab: Dict[int, bytes] = {}
@@ -101,18 +101,18 @@ def _engine(
 ) -> Tokenizer:
     """The engine built from the model's own tables: the ids are HF's, so the model's
     ``{packed pair: (rank, new id)}`` is the engine's table as it is (HF's duplicate rule
-    included), and nothing is computed twice. Uses the engine's construction steps
-    (``_begin``/``_finish``), as :meth:`purebpe.Tokenizer.from_ranks` does."""
-    tokenizer = Tokenizer.__new__(Tokenizer)
-    tokenizer._begin(name, "hf-bpe", [])
-    tokenizer.vocab.update(vocab)
-    tokenizer._merges = None
-    tokenizer.special_ids = {}
-    tokenizer.byte_ids = byte_ids
-    tokenizer.ranks = ranks  # the merges of tokens outside the byte alphabet never fire
-    tokenizer._whole_tokens = whole  # HF's ignore_merges is the engine's whole-token rule
-    tokenizer._finish()
-    return tokenizer
+    included), and nothing is computed twice."""
+    tables = TokenTables(
+        vocab=dict(vocab),
+        special_tokens=(),
+        special_ids={},
+        byte_ids=byte_ids,
+        ranks=ranks,  # the merges of tokens outside the byte alphabet never fire
+        merges=None,
+        whole_tokens=whole,  # HF's ignore_merges is the engine's whole-token rule
+        default_special=("all", ()),
+    )
+    return Tokenizer(tables, pretokenizer=name, name="hf-bpe")
 
 
 def _engine_from_merges(

@@ -20,7 +20,7 @@ from typing import Any, List, Mapping, Union
 
 from .. import decoders, models, normalizers, pre_tokenizers, processors
 from ..errors import PureBPEError
-from ..formats.bytelevel import check_dense_ids
+from ..vocab import check_dense_ids
 from .added import AddedToken, AddedVocabulary
 from .fast import fast_engine
 from .pipeline import HFTokenizer

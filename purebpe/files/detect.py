@@ -148,8 +148,8 @@ def _load_with_sidecar(ranks_path: Path) -> "Tokenizer":
     """purebpe's tiktoken export, by tiktoken's rule: the sidecar gives pattern and specials."""
     from .._atomic import file_digest
     from ..pretokenize import pretokenizer_from_json
-    from .bytelevel import read_json
-    from .tiktoken_format import _RANKS_DIGEST
+    from ..formats.bytelevel import read_json
+    from ..formats.tiktoken_format import _RANKS_DIGEST
     from .tiktoken_models import load_tiktoken_model
 
     sidecar_path = ranks_path.with_name(ranks_path.name + ".json")
@@ -173,8 +173,8 @@ def load_tokenizer(
     """The :class:`purebpe.Tokenizer` of a Tekken, purebpe, tiktoken-format or GPT-2 file.
 
     ``encoding``, ``pattern`` and ``special_tokens`` are for rank files (see
-    :func:`purebpe.formats.tiktoken_models.load_tiktoken_model`); an HF ``tokenizer.json``
-    is refused here with a pointer to ``Tokenizer.from_file``.
+    :func:`purebpe.files.tiktoken_models.load_tiktoken_model`); an HF ``tokenizer.json``
+    gives a :class:`purebpe.hf.HFTokenizer`, which has the tokenizer's encode/decode surface.
     """
     from ..tokenizer import Tokenizer
 
@@ -187,7 +187,9 @@ def load_tokenizer(
     if kind != "tiktoken" and (encoding is not None or pattern is not None or special_tokens is not None):
         raise PureBPEError(f"{target}: encoding=, pattern= and special_tokens= are for rank files, not {kind} files")
     if kind == "hf":
-        raise PureBPEError(f"{target}: an HF tokenizer.json; load it with purebpe.Tokenizer.from_file")
+        from ..hf.loader import load as load_hf
+
+        return load_hf(target)  # type: ignore[return-value]  # an HFTokenizer: Tokenizer's surface
     if kind == "tekken":
         from .tekken import load_tekken
 
@@ -195,11 +197,11 @@ def load_tokenizer(
     if kind == "purebpe" and target.name.endswith((".tiktoken", ".tiktoken.gz")):
         return _load_with_sidecar(target)
     if kind == "purebpe":
-        from . import load
+        from ..formats import load
 
         return Tokenizer.from_model(load(target))
     if kind == "gpt2":
-        from .gpt2 import _pair_paths
+        from ..formats.gpt2 import _pair_paths
 
         vocab, merges = _pair_paths(target)
         return Tokenizer.from_files(vocab, merges)

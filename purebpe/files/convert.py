@@ -1,6 +1,6 @@
 """Convert a tokenizer file to another format, or say in one line what the target cannot hold.
 
-:func:`convert` reads any file :func:`purebpe.formats.detect.load_tokenizer` reads (a
+:func:`convert` reads any file :func:`purebpe.files.detect.load_tokenizer` reads (a
 tiktoken-format rank file with its encoding named, Tekken, purebpe's own, GPT-2's pair,
 and the HF ``tokenizer.json`` files :func:`purebpe.load` reads), and writes it as
 ``hf``, ``tiktoken``, ``gpt2`` or ``purebpe`` through :func:`purebpe.formats.save`.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, List, Optional, Union
 from .._atomic import make_output_dir
 from ..errors import PureBPEError
 from ..model import BPEModel
-from . import FORMATS, save
+from ..formats import FORMATS, save
 from .detect import detect, load_tokenizer
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ PROBE_TEXT = (
 def read_any(path: PathLike, *, encoding: Optional[str] = None) -> "Tokenizer":
     """The :class:`purebpe.Tokenizer` of any file purebpe converts from."""
     from ..tokenizer import Tokenizer
-    from . import load
+    from ..formats import load
 
     if detect(path) == "hf":
         # The HF files purebpe.load reads exactly; it names in one line what it does not.
@@ -101,7 +101,7 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
     """
     from .._atomic import digest, write_files
     from ..pretokenize import Pattern, pattern_string, pretokenizer_to_json
-    from .tiktoken_format import _RANKS_DIGEST, FILES as TIKTOKEN_FILES
+    from ..formats.tiktoken_format import _RANKS_DIGEST, FILES as TIKTOKEN_FILES
 
     assert tok._whole_tokens is not None
     if isinstance(tok.pretokenizer, Pattern):
@@ -131,7 +131,7 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
 
 def _read_back(paths: List[Path], format: str) -> "Tokenizer":
     from ..tokenizer import Tokenizer
-    from . import load
+    from ..formats import load
 
     if format == "hf":
         return Tokenizer.from_model(load(paths[0]))
