@@ -7,8 +7,10 @@ text iterable, into checked text, naming where bad input is.
 """
 from __future__ import annotations
 
+import os
 import re
-from typing import Iterator, List, Optional, Pattern, Sequence, Tuple
+from contextlib import nullcontext
+from typing import BinaryIO, Iterator, List, Optional, Pattern, Sequence, Tuple, Union
 
 from .._atomic import PathLike
 from ..errors import InputError, PureBPEError
@@ -71,9 +73,11 @@ class ChunkCutter:
 
 
 def read_chunks(
-    path: PathLike, cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
+    path: Union[PathLike, BinaryIO], cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
 ) -> Iterator[Tuple[bytes, int, int]]:
     """Yield ``(chunk, byte_offset, first_line_number)`` covering the whole file, in order.
+
+    ``path`` may also be a binary stream, read from where it is to its end (not closed).
 
     Where a buffer has no safe cut (a huge line), the next read is twice as large, so a
     chunk of ``n`` bytes costs O(n) copying and cut searching, not O(n^2 / chunk_bytes).
@@ -81,7 +85,7 @@ def read_chunks(
     offset, line = 0, 1
     carry = b""
     read_size = chunk_bytes
-    with open(path, "rb") as f:
+    with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else nullcontext(path)) as f:
         while True:
             block = f.read(read_size)
             buf = carry + block if carry else block
