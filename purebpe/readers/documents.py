@@ -185,7 +185,7 @@ def capped(
     """The first ``doc_cap`` characters of each document, and the first ``max_chars``
     characters of them all, in order.
 
-    >>> list(capped([("abcd", True), ("ef", False), ("ghi", True)], 3, 5))
+    >>> list(capped([("abcd", True), ("ef", False), ("ghi", True), ("jk", True)], 3, 5))
     [('abc', True), ('gh', True)]
     """
     total = 0
@@ -199,7 +199,7 @@ def capped(
             text = text[: max(0, max_chars - total)]
         in_document += len(text)
         total += len(text)
-        if text:
+        if text or starts:
             yield text, starts
         if max_chars is not None and total >= max_chars:
             return
