@@ -544,14 +544,21 @@ def _run_jobs(
     pool: Executor = executor if executor is not None else worker_pool(workers)
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
-    pending: Dict["Future[Tuple[JobResult, int]]", int] = {}
+    pending: Dict["Future[Tuple[JobResult, int]]", Tuple[int, int]] = {}
+    failures: List[Tuple[int, BaseException]] = []
     try:
-        for job, size in jobs:
-            pending[pool.submit(count_any_packed, job)] = size
+        for index, (job, size) in enumerate(jobs):
+            pending[pool.submit(count_any_packed, job)] = (index, size)
             if len(pending) >= window:
-                _collect_some(pending, totals, bar, skips)
+                _collect_some(pending, totals, bar, skips, failures)
+            if failures:
+                break
         while pending:
-            _collect_some(pending, totals, bar, skips)
+            _collect_some(pending, totals, bar, skips, failures)
+        if failures:
+            # The first bad input in input order, whichever worker finished first: every
+            # job before it was submitted, and has now finished.
+            raise min(failures, key=lambda failure: failure[0])[1]
     except BrokenExecutor:  # from submit() or a result: a local worker died
         if own_pool:
             stop_workers(pool)
@@ -568,17 +575,25 @@ def _run_jobs(
 
 
 def _collect_some(
-    pending: Dict["Future[Tuple[JobResult, int]]", int],
+    pending: Dict["Future[Tuple[JobResult, int]]", Tuple[int, int]],
     totals: Dict[bytes, int],
     bar: Bar,
     skipped: List[int],
+    failures: List[Tuple[int, BaseException]],
 ) -> None:
-    """Wait for at least one job, then add the counts of every finished one."""
+    """Wait for at least one job, then add the counts of every finished one; a job that
+    failed on bad input is noted in ``failures`` with its index."""
     done: Set["Future[Tuple[JobResult, int]]"]
     done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
     for future in done:
-        size = pending.pop(future)
-        result, n = _job_result(future)
+        index, size = pending.pop(future)
+        try:
+            result, n = _job_result(future)
+        except BrokenExecutor:
+            raise
+        except PureBPEError as exc:
+            failures.append((index, exc))
+            continue
         add_packed_counts(totals, _packed(result))
         skipped[0] += n
         bar.update(size)

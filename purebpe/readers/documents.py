@@ -21,7 +21,7 @@ from typing import BinaryIO, Iterable, Iterator, List, NamedTuple, Optional, Tup
 from ..errors import InputError, PureBPEError
 from ..pretokenize.chunking import ChunkCutter, decode_chunk, read_chunks
 from .compression import STREAM_ERRORS, Prefixed, decompressed, read_head, stream_error
-from .inputs import STDIN, Source, check_unchanged, expand, recognise, signature_of
+from .inputs import LAYOUTS, STDIN, Source, check_unchanged, expand, recognise, signature_of
 from .jsonl import key_path, records
 from .parquet import row_group_texts
 
@@ -71,6 +71,8 @@ class Part(NamedTuple):
 
 def sources(items: Iterable[str], layout: str = "auto") -> List[Source]:
     """Every input file recognised; streams (stdin, FIFOs) are recognised when opened."""
+    if layout not in LAYOUTS:
+        raise PureBPEError(f"format must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     found: List[Source] = []
     for path in expand(list(items)):
         if path == STDIN or not _is_regular(path):
