@@ -49,7 +49,7 @@ def merge(args: argparse.Namespace) -> int:
     if any(option is not None and option != [] for option in options):
         raise PureBPEError(
             "--merge reads the special tokens and pre-tokenizer from the counts files; "
-            "--special-token, --pretokenizer, --pattern, --processes and the caps do not apply"
+            "--special-token, --pretokenizer, --pattern and --processes do not apply (nor --max-chars, --doc-cap)"
         )
     counts = WordCounts.sum(args.files)
     path = counts.save(args.output)
