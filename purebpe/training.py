@@ -35,8 +35,16 @@ def train(
     initial: Optional[BPEModel] = None,
     errors: str = "strict",
     progress: Progress = False,
+    format: str = "auto",
+    text_key: str = "text",
+    column: str = "text",
+    max_chars: Optional[int] = None,
+    doc_cap: Optional[int] = None,
 ) -> BPEModel:
-    """Train a byte-level BPE model on text files (one path or a list of paths).
+    """Train a byte-level BPE model on a corpus: files, directories, globs or ``-``, of
+    text, JSON lines or Parquet, compressed or not (read as :func:`purebpe.count` does,
+    with its ``format``, ``text_key``, ``column``, ``max_chars``, ``doc_cap`` and
+    ``errors``; ``processes`` defaults to this machine's cores).
 
     ``vocab_size`` counts the 256 byte tokens, the merges and the special tokens. Training
     stops early when no pair occurs at least ``min_frequency`` times; a pair whose merged
@@ -58,6 +66,11 @@ def train(
         executor=executor,
         errors=errors,
         progress=progress,
+        format=format,
+        text_key=text_key,
+        column=column,
+        max_chars=max_chars,
+        doc_cap=doc_cap,
     )
     return train_from_counts(
         counts,

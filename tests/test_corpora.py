@@ -261,3 +261,29 @@ def test_inputs_that_do_not_exist(tmp_path: Path) -> None:
         count(str(tmp_path / "nothing-*.txt"))
     with pytest.raises(PureBPEError, match="format must be one of"):
         count(str(tmp_path), format="csv")
+
+
+def test_an_executor_without_shared_files_gets_the_text(tmp_path: Path) -> None:
+    docs = sample_docs(800)
+    path = write_layout(tmp_path / "c", docs, "jsonl.gz")
+    with ProcessPoolExecutor(2) as executor:
+        assert count(path, executor=executor, processes=2).words == joined_counts(tmp_path, docs)
+
+
+def test_train_api_reads_layouts_and_checks_its_new_options(tmp_path: Path) -> None:
+    docs = sample_docs(800)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    write_layout(shards / "a", docs[:400], "jsonl")
+    write_layout(shards / "b", docs[400:], "jsonl.gz")
+    joined = tmp_path / "joined.txt"
+    joined.write_text(SEP.join(docs), encoding="utf-8")
+    expected = purebpe.train(joined, 300, [SEP], processes=1)
+    model = purebpe.train(shards, 300 - 1, format="jsonl", processes=2)
+    assert model.merges == expected.merges
+    with pytest.raises(TypeError, match="processes must be an int"):
+        count(joined, processes="2")  # type: ignore[arg-type]
+    with pytest.raises(PureBPEError, match="doc_cap must be at least 1"):
+        count(joined, doc_cap=0)
+    with pytest.raises(PureBPEError, match="errors must be one of strict, replace, skip"):
+        count(joined, errors="ignore")
