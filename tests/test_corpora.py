@@ -67,7 +67,7 @@ def write_layout(path: Path, docs: List[str], layout: str) -> Path:
 
 def joined_counts(tmp_path: Path, docs: List[str], processes: int = 1) -> Dict[bytes, int]:
     text = tmp_path / "joined.txt"
-    text.write_text(SEP.join(docs), encoding="utf-8", newline="")
+    text.write_bytes(SEP.join(docs).encode("utf-8"))
     return count(text, [SEP], processes=processes).words
 
 
