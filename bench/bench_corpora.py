@@ -147,7 +147,6 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
     text.write_text("".join(docs), encoding="utf-8")  # no separators: encode_ordinary's input
     (work / "empty.txt").write_bytes(b"")
     megabytes = text.stat().st_size / 1e6
-    rows: List[Tuple[str, float, float]] = []
     encode_args = ["encode", "--tokenizer", str(model), str(text), "-o", str(work / "ids.bin"), "--progress", "none"]
     results: Dict[str, List[Tuple[float, float]]] = {}
     tiktoken_times: List[Tuple[float, float]] = []

@@ -12,6 +12,7 @@ Counts are Python ints: they never overflow.
 """
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import tempfile
@@ -20,8 +21,6 @@ from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future
 from functools import lru_cache
 from pathlib import Path
 from typing import (
-    Any,
-    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -41,10 +40,10 @@ from .errors import PureBPEError
 from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
-from .readers import ERRORS, Part, ReadOptions, Source, capped, check_unchanged, documents
-from .readers import expand, open_stream, read_options, sources
+from .readers import ERRORS, Part, ReadOptions, Source, capped, check_unchanged, checked_stream
+from .readers import documents, expand, open_source, open_stream, read_options, sources
 from .readers.inputs import Signature
-from .readers.jsonl import line_ranges
+from .readers.jsonl import line_blocks, line_ranges, records
 from .readers.parquet import row_groups as parquet_row_groups
 from .specials import check_special_tokens, special_pattern, split_on_specials
 from .wordcounts import WordCounts, add_counts
@@ -144,7 +143,7 @@ class PartJob(NamedTuple):
 
 
 #: Any job :func:`count_any` counts.
-AnyJob = Union[Job, RangeJob, PartJob]
+AnyJob = Union[Job, RangeJob, PartJob, "LinesJob"]
 
 #: What a job sends back: its counts, or the path of the file they were saved to.
 JobResult = Union[PackedCounts, str]
@@ -174,24 +173,53 @@ def count_range_packed(job: RangeJob) -> JobResult:
     return packed if directory is None else save_packed(packed, directory)
 
 
+class LinesJob(NamedTuple):
+    """Whole lines of JSON lines decompressed (or read from a stream) by the parent: the
+    worker parses and counts them."""
+
+    data: bytes
+    source: str
+    #: The number of the first line.
+    line: int
+    options: ReadOptions
+    special_tokens: Tuple[str, ...]
+    pretokenizer: Pretokenizer
+
+
 def count_part(job: PartJob) -> Tuple[Dict[bytes, int], int]:
     """The counts of one :class:`PartJob`, and how many bad records it skipped."""
     part, options, special_tokens, pretokenizer, _ = job
-    counter = word_counter(pretokenizer)
-    pattern = _cached_special_pattern(special_tokens)
     cutter = ChunkCutter(special_tokens, pretokenizer)
     skipped = [0]
+    texts = (text for text, _starts in documents(part, options, cutter, skipped))
+    return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
+
+
+def count_lines(job: LinesJob) -> Tuple[Dict[bytes, int], int]:
+    """The counts of one :class:`LinesJob`, and how many bad records it skipped."""
+    data, source, line, options, special_tokens, pretokenizer = job
+    skipped = [0]
+    texts = records(io.BytesIO(data), source, options.keys, options.errors, skipped, first_line=line)
+    return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
+
+
+def _count_texts(texts: Iterable[str], special_tokens: Tuple[str, ...], pretokenizer: Pretokenizer) -> Dict[bytes, int]:
+    """The words of texts each counted on its own (no word spans two)."""
+    counter = word_counter(pretokenizer)
+    pattern = _cached_special_pattern(special_tokens)
     counts: Dict[str, int] = {}
-    for text, _starts in documents(part, options, cutter, skipped):
+    for text in texts:
         for piece in split_on_specials(text, pattern):
             counter(piece, counts)
-    return {word.encode("utf-8"): n for word, n in counts.items()}, skipped[0]
+    return {word.encode("utf-8"): n for word, n in counts.items()}
 
 
 def count_any(job: AnyJob) -> Tuple[Dict[bytes, int], int]:
     """The counts of any job, and the bad records it skipped (in this process)."""
     if isinstance(job, PartJob):
         return count_part(job)
+    if isinstance(job, LinesJob):
+        return count_lines(job)
     if isinstance(job, RangeJob):
         return unpack_counts(_packed(count_range_packed(job._replace(directory=None)))), 0
     return count_job(job), 0
@@ -206,6 +234,9 @@ def count_any_packed(job: AnyJob) -> Tuple[JobResult, int]:
         counts, skipped = count_part(job)
         packed = pack_counts(counts)
         return (packed if job.directory is None else save_packed(packed, job.directory)), skipped
+    if isinstance(job, LinesJob):
+        counts, skipped = count_lines(job)
+        return pack_counts(counts), skipped
     return count_job_packed(job), 0
 
 
@@ -391,6 +422,22 @@ def count(
         if batch:
             yield Job(batch, "<texts>", 0, 1, specials, pretokenizer, text_errors), size
 
+    def stream_jobs(source: Source) -> Iterator[Tuple[AnyJob, int]]:
+        """A source read (and decompressed) by this process, sent to the workers as blocks
+        of whole lines (JSON lines) or chunks cut where they may be (text)."""
+        with open_source(source) as (known, raw):
+            data = checked_stream(raw, known, errors, skipped)
+            if known.layout == "jsonl":
+                for block, line in line_blocks(data, chunk_bytes):
+                    yield LinesJob(block, known.name, line, options, specials, pretokenizer), len(block)
+            elif known.layout == "parquet":  # only where an executor's workers see no files
+                yield from text_jobs(read_here(known))
+            else:
+                for chunk, offset, line in read_chunks(data, cutter, chunk_bytes):
+                    yield Job(chunk, known.name, offset, line, specials, pretokenizer, text_errors), len(chunk)
+            if known.signature is not None:
+                check_unchanged(known, raw.fileno())
+
     def read_here(source: Source) -> Iterator[Tuple[str, bool]]:
         """The documents of a source, read by this process."""
         if source.seekable:
@@ -436,17 +483,18 @@ def count(
             everything = (item for source in found for item in read_here(source))
             yield from text_jobs(capped(everything, doc_cap, max_chars))
             return
+        # A compressed file cannot be cut: with fewer of them than workers, this process
+        # decompresses them and the workers parse and count.
+        compressed = sum(1 for source in found if source.seekable and source.compression)
         for source in found:
             if not source.seekable:
-                yield from text_jobs(read_here(source))
+                yield from stream_jobs(source)
             elif not parallel:
                 yield PartJob(Part(source), options, specials, pretokenizer, None), source.size
             elif executor is not None and not shared_files:
-                if source.layout == "text" and source.compression is None:
-                    for chunk, offset, line in read_chunks(source.path, cutter, chunk_bytes):
-                        yield Job(chunk, source.path, offset, line, specials, pretokenizer, text_errors), len(chunk)
-                else:
-                    yield from text_jobs(read_here(source))
+                yield from stream_jobs(source)
+            elif source.compression is not None and compressed < workers:
+                yield from stream_jobs(source)
             else:
                 yield from part_jobs(source, directory)
 

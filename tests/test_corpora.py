@@ -9,10 +9,9 @@ import lzma
 import os
 import subprocess
 import sys
-import threading
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 import pytest
 from hypothesis import given, settings

@@ -7,7 +7,8 @@ by their magic bytes), given as files, directories, globs or ``-``; see
 """
 from __future__ import annotations
 
-from .documents import ERRORS, Part, ReadOptions, capped, documents, open_stream, read_options, sources
+from .documents import ERRORS, Part, ReadOptions, capped, checked_stream, documents, open_source, open_stream
+from .documents import read_options, sources
 from .inputs import LAYOUTS, Source, check_unchanged, expand, recognise
 
 __all__ = [
@@ -17,9 +18,11 @@ __all__ = [
     "ReadOptions",
     "Source",
     "capped",
+    "checked_stream",
     "check_unchanged",
     "documents",
     "expand",
+    "open_source",
     "open_stream",
     "read_options",
     "recognise",

@@ -16,7 +16,7 @@ import io
 import os
 import sys
 from contextlib import contextmanager, nullcontext
-from typing import BinaryIO, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, BinaryIO, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 from ..errors import InputError, PureBPEError
 from ..pretokenize.chunking import ChunkCutter, decode_chunk, read_chunks
@@ -111,6 +111,60 @@ def open_stream(source: Source) -> Iterator[Tuple[Source, BinaryIO]]:
         yield known._replace(signature=None), io.BufferedReader(Prefixed(head, stream))
 
 
+@contextmanager
+def open_source(source: Source) -> Iterator[Tuple[Source, BinaryIO]]:
+    """Any source opened for reading by this process: a regular file (checked against
+    its signature), or a stream recognised by its first bytes (:func:`open_stream`)."""
+    if not source.seekable:
+        with open_stream(source) as opened:
+            yield opened
+        return
+    with _opened(Part(source), None) as f:
+        yield source, f
+
+
+class _Checked(io.RawIOBase):
+    """A decompressed stream whose read errors are bad input: a one-line
+    :class:`InputError` naming the file or, with ``errors="skip"``, the end of the stream
+    (the rest of a broken stream counted as one skipped record)."""
+
+    def __init__(self, stream: BinaryIO, source: Source, errors: str, skipped: List[int]) -> None:
+        self._stream = stream
+        self._source = source
+        self._errors = errors
+        self._skipped = skipped
+        self._broken = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, out: Any) -> int:
+        if self._broken:
+            return 0
+        try:
+            data = self._stream.read(len(out))
+        except PureBPEError:
+            raise
+        except STREAM_ERRORS as exc:
+            if self._source.compression is None:
+                raise InputError(f"cannot be read ({exc})", self._source.name) from None
+            if self._errors != "skip":
+                raise stream_error(self._source.name, self._source.compression, exc) from None
+            self._skipped[0] += 1
+            self._broken = True
+            return 0
+        out[: len(data)] = data
+        return len(data)
+
+
+def checked_stream(raw: BinaryIO, source: Source, errors: str, skipped: List[int]) -> BinaryIO:
+    """``raw`` decompressed (by ``source.compression``), its read errors made bad input."""
+    data = decompressed(raw, source.compression, source.name)
+    if source.compression is None:
+        return data
+    return io.BufferedReader(_Checked(data, source, errors, skipped), 1 << 20)
+
+
 def documents(
     part: Part,
     options: ReadOptions,
@@ -133,26 +187,17 @@ def documents(
         check_unchanged(source)
         return
     with _opened(part, stream) as raw:
-        data = decompressed(raw, source.compression, name)
-        try:
-            if source.layout == "jsonl":
-                texts = records(data, name, options.keys, options.errors, skipped, part.length, part.first_line, part.start)
-                for text in texts:
-                    yield text, True
-            else:
-                decode_errors = "replace" if options.errors == "replace" else "strict"
-                first = True
-                for chunk, offset, line in read_chunks(data, cutter):
-                    yield decode_chunk(chunk, name, offset, line, decode_errors), first
-                    first = False
-        except PureBPEError:
-            raise
-        except STREAM_ERRORS as exc:
-            if source.compression is None:
-                raise InputError(f"cannot be read ({exc})", name) from None
-            if options.errors != "skip":
-                raise stream_error(name, source.compression, exc) from None
-            skipped[0] += 1  # the rest of a broken stream
+        data = checked_stream(raw, source, options.errors, skipped)
+        if source.layout == "jsonl":
+            texts = records(data, name, options.keys, options.errors, skipped, part.length, part.first_line, part.start)
+            for text in texts:
+                yield text, True
+        else:
+            decode_errors = "replace" if options.errors == "replace" else "strict"
+            first = True
+            for chunk, offset, line in read_chunks(data, cutter):
+                yield decode_chunk(chunk, name, offset, line, decode_errors), first
+                first = False
         if source.signature is not None:
             check_unchanged(source, raw.fileno())
 

@@ -134,3 +134,24 @@ def line_ranges(path: str, size: int, target: int) -> List[Tuple[int, int]]:
             ranges.append((start, min(end, size) - start))
             start = end
     return ranges
+
+
+def line_blocks(stream: BinaryIO, block_bytes: int = BLOCK_BYTES) -> Iterator[Tuple[bytes, int]]:
+    """``(whole lines, number of the first)`` blocks of about ``block_bytes`` covering
+    ``stream``: what a worker parses (:func:`records`) when this process decompresses."""
+    line = 1
+    carry = b""
+    while True:
+        block = stream.read(block_bytes)
+        data = carry + block if carry else block
+        if not block:
+            if data:
+                yield data, line
+            return
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            carry = data  # a line longer than a block: read on
+            continue
+        yield data[:end], line
+        line += data.count(b"\n", 0, end)
+        carry = data[end:]
