@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     if not is_std(args.output):
         what = f"{format}, {dtype}" if format != "text" else "text"
-        where = f"{args.output} ({len(os.listdir(args.output))} files)" if sharded else args.output
+        where = f"{args.output} ({len(writer.names)} shards)" if isinstance(writer, ShardWriter) else args.output
         print(f"wrote {count:,} ids to {where} ({what}){skipped_note(skipped[0])}", file=sys.stderr)
     elif skipped[0]:
         print(f"purebpe: {skipped_note(skipped[0]).strip(' ()')}", file=sys.stderr)
