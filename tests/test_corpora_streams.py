@@ -173,3 +173,10 @@ def test_a_file_changed_during_a_cli_count_writes_nothing(tmp_path: Path) -> Non
         stop.set()
         writer.join()
     assert 2 in outcomes  # the race was seen at least once
+
+
+def test_superbpe_refuses_a_stream_it_would_read_twice(tmp_path: Path) -> None:
+    result = cli(["train", "-", "--superbpe", "--transition", "10", "--vocab-size", "300", "-o", "m", "--progress", "none"],
+                 tmp_path, input="some text\n")
+    assert result.returncode == 2 and "-: --superbpe reads the corpus twice" in result.stderr
+    assert not (tmp_path / "m").exists()

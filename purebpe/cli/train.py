@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -150,6 +151,9 @@ def _run_superbpe(
     """Stage 1 (unless ``--initial`` gives it), then stage 2 on the same input."""
     if args.counts:
         raise PureBPEError("--superbpe counts the text twice (two patterns): give FILES, not --counts")
+    streams = [f for f in args.files if f == "-" or (os.path.exists(f) and not os.path.isfile(f) and not os.path.isdir(f))]
+    if streams:
+        raise PureBPEError(f"{streams[0]}: --superbpe reads the corpus twice (two patterns), so not from a stream")
     if (initial is None) == (args.transition is None):
         raise PureBPEError("--superbpe needs --transition T (stage 1 here) or --initial DIR (stage 1 done)")
     check_arguments(
