@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, List
+from typing import Any, Callable, List, Optional, Tuple
 
 from ._atomic import process_alive
 
@@ -39,7 +39,9 @@ class WorkerPool(ProcessPoolExecutor):
     exactly this pool's workers, those still busy with their first job included.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(
+        self, workers: int, initializer: Optional[Callable[..., None]] = None, initargs: Tuple[Any, ...] = ()
+    ) -> None:
         context = multiprocessing.get_context()
         self._started: Any = context.SimpleQueue()  # the pids of the workers started so far
         self._pids: List[int] = []
@@ -47,7 +49,7 @@ class WorkerPool(ProcessPoolExecutor):
             workers,
             mp_context=context,
             initializer=_start_worker,
-            initargs=(os.getpid(), self._started),
+            initargs=(os.getpid(), self._started, initializer, initargs),
         )
 
     def worker_pids(self) -> List[int]:
@@ -57,15 +59,22 @@ class WorkerPool(ProcessPoolExecutor):
         return list(self._pids)
 
 
-def worker_pool(workers: int) -> WorkerPool:
-    """A process pool whose workers die with this process."""
-    return WorkerPool(workers)
+def worker_pool(
+    workers: int, initializer: Optional[Callable[..., None]] = None, initargs: Tuple[Any, ...] = ()
+) -> WorkerPool:
+    """A process pool whose workers die with this process (and first run ``initializer``)."""
+    return WorkerPool(workers, initializer, initargs)
 
 
-def _start_worker(parent: int, started: Any) -> None:
-    """Worker initializer: report this worker's pid, then :func:`die_with_parent`."""
+def _start_worker(
+    parent: int, started: Any, initializer: Optional[Callable[..., None]], initargs: Tuple[Any, ...]
+) -> None:
+    """Worker initializer: report this worker's pid, :func:`die_with_parent`, then the
+    pool's own ``initializer``."""
     started.put(os.getpid())
     die_with_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def die_with_parent(parent: int) -> None:

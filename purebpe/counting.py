@@ -12,6 +12,7 @@ Counts are Python ints: they never overflow.
 """
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import tempfile
@@ -20,8 +21,6 @@ from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future
 from functools import lru_cache
 from pathlib import Path
 from typing import (
-    Any,
-    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -41,6 +40,11 @@ from .errors import PureBPEError
 from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
+from .readers import ERRORS, Part, ReadOptions, Source, capped, check_unchanged, checked_stream
+from .readers import documents, expand, open_source, open_stream, read_options, sources
+from .readers.inputs import Signature
+from .readers.jsonl import line_blocks, line_ranges, records
+from .readers.parquet import row_groups as parquet_row_groups
 from .specials import check_special_tokens, special_pattern, split_on_specials
 
 # COUNTS_FORMAT lives in purebpe.wordcounts now; importable from here for older code.
@@ -58,6 +62,8 @@ RANGES_PER_WORKER = 2
 MIN_PIECE_BYTES = 1 << 16
 #: Characters of text items batched into one job by :func:`count_from_iterator`.
 CHUNK_CHARS = 1 << 21
+#: With ``processes=None``, inputs smaller than this are counted in one process.
+SERIAL_BELOW_BYTES = 1 << 22
 
 
 class Job(NamedTuple):
@@ -118,7 +124,25 @@ class RangeJob(NamedTuple):
     errors: str
     #: Where to leave the counts (``None``: send them back).
     directory: Optional[str]
+    #: The file's size, mtime, inode and device when the ranges were planned: a file
+    #: changed since fails the job (:func:`purebpe.readers.check_unchanged`).
+    signature: Optional[Signature] = None
 
+
+class PartJob(NamedTuple):
+    """A job for a worker that reads a part of any layout itself (a JSON lines range, a
+    compressed file, a Parquet row group: :class:`purebpe.readers.Part`)."""
+
+    part: Part
+    options: ReadOptions
+    special_tokens: Tuple[str, ...]
+    pretokenizer: Pretokenizer
+    #: Where to leave the counts (``None``: send them back).
+    directory: Optional[str]
+
+
+#: Any job :func:`count_any` counts.
+AnyJob = Union[Job, RangeJob, PartJob, "LinesJob"]
 
 #: What a job sends back: its counts, or the path of the file they were saved to.
 JobResult = Union[PackedCounts, str]
@@ -133,16 +157,97 @@ def count_range_packed(job: RangeJob) -> JobResult:
     busy adding up other tables (measured on PyPy, 2 workers, 18 MB: 40-95 ms lost per job;
     the whole count 14% faster through files).
     """
-    path, ranges, special_tokens, pretokenizer, errors, directory = job
+    path, ranges, special_tokens, pretokenizer, errors, directory, signature = job
     totals: Dict[bytes, int] = {}
+    source = Source(path, "text", None, signature)
     with open(path, "rb") as f:
+        check_unchanged(source, f.fileno())
         for offset, line, length in ranges:
             f.seek(offset)
             chunk = f.read(length)
             chunk_job = Job(chunk, path, offset, line, special_tokens, pretokenizer, errors)
             add_counts(totals, count_job(chunk_job))
+        check_unchanged(source, f.fileno())
     packed = pack_counts(totals)
     return packed if directory is None else save_packed(packed, directory)
+
+
+class LinesJob(NamedTuple):
+    """Whole lines of JSON lines decompressed (or read from a stream) by the parent: the
+    worker parses and counts them."""
+
+    data: bytes
+    source: str
+    #: The number of the first line.
+    line: int
+    options: ReadOptions
+    special_tokens: Tuple[str, ...]
+    pretokenizer: Pretokenizer
+
+
+def count_part(job: PartJob) -> Tuple[Dict[bytes, int], int]:
+    """The counts of one :class:`PartJob`, and how many bad records it skipped."""
+    part, options, special_tokens, pretokenizer, _ = job
+    cutter = ChunkCutter(special_tokens, pretokenizer)
+    skipped = [0]
+    texts = (text for text, _starts in documents(part, options, cutter, skipped))
+    return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
+
+
+def count_lines(job: LinesJob) -> Tuple[Dict[bytes, int], int]:
+    """The counts of one :class:`LinesJob`, and how many bad records it skipped."""
+    data, source, line, options, special_tokens, pretokenizer = job
+    skipped = [0]
+    texts = records(io.BytesIO(data), source, options.keys, options.errors, skipped, first_line=line)
+    return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
+
+
+def _count_texts(texts: Iterable[str], special_tokens: Tuple[str, ...], pretokenizer: Pretokenizer) -> Dict[bytes, int]:
+    """The words of texts each counted on its own (no word spans two)."""
+    counter = word_counter(pretokenizer)
+    pattern = _cached_special_pattern(special_tokens)
+    counts: Dict[str, int] = {}
+    for text in texts:
+        for piece in split_on_specials(text, pattern):
+            counter(piece, counts)
+    return {word.encode("utf-8"): n for word, n in counts.items()}
+
+
+def count_any(job: AnyJob) -> Tuple[Dict[bytes, int], int]:
+    """The counts of any job, and the bad records it skipped (in this process)."""
+    if isinstance(job, PartJob):
+        return count_part(job)
+    if isinstance(job, LinesJob):
+        return count_lines(job)
+    if isinstance(job, RangeJob):
+        return unpack_counts(_packed(count_range_packed(job._replace(directory=None)))), 0
+    return count_job(job), 0
+
+
+def count_any_packed(job: AnyJob) -> Tuple[JobResult, int]:
+    """:func:`count_any` for a worker process: the counts packed (or left in the job's
+    directory), and the bad records skipped."""
+    if isinstance(job, RangeJob):
+        return count_range_packed(job), 0
+    if isinstance(job, PartJob):
+        counts, skipped = count_part(job)
+        packed = pack_counts(counts)
+        return (packed if job.directory is None else save_packed(packed, job.directory)), skipped
+    if isinstance(job, LinesJob):
+        counts, skipped = count_lines(job)
+        return pack_counts(counts), skipped
+    return count_job_packed(job), 0
+
+
+def _packed(result: JobResult) -> PackedCounts:
+    return load_packed(result) if isinstance(result, str) else result
+
+
+def unpack_counts(packed: PackedCounts) -> Dict[bytes, int]:
+    """The dict that :func:`pack_counts` packed."""
+    totals: Dict[bytes, int] = {}
+    add_packed_counts(totals, packed)
+    return totals
 
 
 def save_packed(packed: PackedCounts, directory: str) -> str:
@@ -200,23 +305,40 @@ def _check_options(
     special_tokens: Iterable[str], pretokenizer: Pretokenizer, errors: str, processes: Optional[int]
 ) -> Tuple[str, ...]:
     check_pretokenizer(pretokenizer)
-    if errors not in ("strict", "replace"):
-        raise PureBPEError(f"errors must be 'strict' or 'replace', not {errors!r}")
-    if processes is not None and processes < 1:
-        raise PureBPEError(f"processes must be at least 1, not {processes}")
+    if errors not in ERRORS:
+        raise PureBPEError(f"errors must be one of {', '.join(ERRORS)}, not {errors!r}")
+    check_processes(processes)
     return check_special_tokens(special_tokens)
 
 
+def check_processes(processes: Optional[int]) -> None:
+    """``processes`` must be ``None`` (this machine's cores) or a positive int."""
+    if processes is None:
+        return
+    if isinstance(processes, bool) or not isinstance(processes, int):
+        raise TypeError(f"processes must be an int or None, not {type(processes).__name__}")
+    if processes < 1:
+        raise PureBPEError(f"processes must be at least 1, not {processes}")
+
+
+def default_processes(processes: Optional[int], input_bytes: Optional[int]) -> int:
+    """How many processes to use: ``processes``, or by default this machine's cores, but one
+    for an input smaller than :data:`SERIAL_BELOW_BYTES` (a pool costs more than it saves).
+
+    >>> default_processes(3, 10), default_processes(None, 10)
+    (3, 1)
+    """
+    if processes is not None:
+        return processes
+    if input_bytes is not None and input_bytes < SERIAL_BELOW_BYTES:
+        return 1
+    return os.cpu_count() or 1
+
+
 def as_paths(files: Files) -> List[Path]:
-    """``files`` (one path or a list of them) as checked paths of existing regular files."""
+    """``files`` (one path or a list; directories walked, globs expanded) as paths."""
     items = [files] if isinstance(files, (str, os.PathLike)) else list(files)
-    paths = [Path(p) for p in items]
-    for path in paths:
-        if not path.exists():
-            raise PureBPEError(f"{path}: no such file")
-        if path.is_dir():
-            raise PureBPEError(f"{path}: is a directory, not a text file")
-    return paths
+    return [Path(p) for p in expand(items)]
 
 
 def count(
@@ -230,55 +352,154 @@ def count(
     progress: Progress = False,
     chunk_bytes: int = CHUNK_BYTES,
     shared_files: bool = False,
+    format: str = "auto",
+    text_key: str = "text",
+    column: str = "text",
+    max_chars: Optional[int] = None,
+    doc_cap: Optional[int] = None,
 ) -> WordCounts:
-    """Count the words of text files (one path or a list), streaming them in chunks.
+    """Count the words of a corpus: files, directories (recursive), globs or ``-`` (stdin)
+    of plain text, JSON lines (the text at ``text_key``, a dotted path for nested records)
+    or Parquet (the ``column``), compressed or not (gzip, bzip2, xz, zstd), streamed.
 
-    ``processes=N`` counts chunks in N worker processes; ``executor`` may be any
+    ``format`` is ``"auto"`` (by suffix and content), ``"text"``, ``"jsonl"`` or
+    ``"parquet"``. Every record is a document, and so is every text file: no word spans
+    two. ``doc_cap`` keeps the first N characters of each document, ``max_chars`` the
+    first N characters of them all, in input order. ``errors="skip"`` leaves bad records
+    out and counts them (``WordCounts.skipped``); ``"replace"`` substitutes U+FFFD for bad
+    UTF-8; ``"strict"`` (default) fails in one line naming the file and line, record or
+    row group.
+
+    ``processes=N`` counts in N worker processes (default: this machine's cores; one for
+    an input under 4 MiB). Jobs are byte ranges of whole lines (text, JSON lines), row
+    groups (Parquet) or whole files (compressed streams); a stream (stdin, a FIFO) is read
+    by this process, which sends its text to the workers. ``executor`` may be any
     ``concurrent.futures.Executor`` instead (e.g. ``distributed.Client(...).get_executor()``
     or :func:`purebpe.ray_executor`), and ``processes`` then says how many workers it has
-    (two jobs per worker are kept in flight; default: this machine's CPU count). An
-    executor's workers are sent the chunks' bytes, unless ``shared_files=True`` says that
-    they see these files at the same paths (one machine, a shared file system): they are
-    then sent byte ranges to read, as local processes are. The result is the same whatever
-    the parallelism.
+    (two jobs per worker are kept in flight). An executor's workers are sent the text,
+    unless ``shared_files=True`` says that they see these files at the same paths. The
+    result is the same whatever the parallelism. A file changed while it is counted fails
+    the count.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "docs.jsonl")
+    >>> _ = open(path, "w").write('{"text": "hello world"}\\n{"text": "hello"}\\n')
+    >>> sorted(count(path).words.items())
+    [(b' world', 1), (b'hello', 2)]
     """
     specials = _check_options(special_tokens, pretokenizer, errors, processes)
     check_progress(progress)
-    paths = as_paths(files)
+    _check_cap("max_chars", max_chars)
+    _check_cap("doc_cap", doc_cap)
+    options = read_options(text_key, column, errors)
+    items = [files] if isinstance(files, (str, os.PathLike)) else list(files)
+    found = sources([os.fspath(p) for p in items], format)
+    streams = any(not source.seekable for source in found)
+    total_bytes = sum(source.size for source in found)
+    workers = default_processes(processes, None if executor is not None else total_bytes)
+    parallel = executor is not None or workers > 1
+    # Caps are applied in input order, by this process; so is every stream.
+    ordered = max_chars is not None or doc_cap is not None
     cutter = ChunkCutter(specials, pretokenizer)
-
-    def jobs() -> Iterator[Tuple[Job, int]]:
-        for path in paths:
-            for chunk, offset, line in read_chunks(path, cutter, chunk_bytes):
-                yield Job(chunk, str(path), offset, line, specials, pretokenizer, errors), len(chunk)
-
-    sizes = [p.stat().st_size for p in paths]
-    total_bytes = sum(sizes)
     # Workers that see the files read their ranges themselves: RANGES_PER_WORKER each (of
     # equal size, up to RANGE_BYTES), so that the parent merges few tables and the workers
     # end together.
-    workers = processes or os.cpu_count() or 1
     range_bytes = max(1, min(RANGE_BYTES, -(-total_bytes // (RANGES_PER_WORKER * workers))))
     piece_bytes = min(chunk_bytes, max(MIN_PIECE_BYTES, range_bytes // 4))
+    text_errors = "replace" if errors == "replace" else "strict"
 
-    def range_jobs(directory: Optional[str]) -> Iterator[Tuple[RangeJob, int]]:
-        for path, left in zip(paths, sizes):  # left: bytes of the file not in a range yet
-            ranges: List[Tuple[int, int, int]] = []
-            size = 0
-            for chunk, offset, line in read_chunks(path, cutter, piece_bytes):
-                ranges.append((offset, line, len(chunk)))
-                size += len(chunk)
-                left -= len(chunk)
-                # End the range at the piece end nearest its size, unless the file's end is
-                # nearer: no range of a few bytes at the end.
-                if size >= range_bytes - piece_bytes // 2 and left > piece_bytes // 2:
-                    yield RangeJob(str(path), ranges, specials, pretokenizer, errors, directory), size
-                    ranges, size = [], 0
-            if ranges:
-                yield RangeJob(str(path), ranges, specials, pretokenizer, errors, directory), size
+    def text_jobs(texts: Iterable[Tuple[str, bool]]) -> Iterator[Tuple[AnyJob, int]]:
+        """Texts read by this process, in batches for the workers."""
+        batch: List[str] = []
+        size = 0
+        for text, _starts in texts:
+            batch.append(text)
+            size += len(text)
+            if size >= CHUNK_CHARS:
+                yield Job(batch, "<texts>", 0, 1, specials, pretokenizer, text_errors), size
+                batch, size = [], 0
+        if batch:
+            yield Job(batch, "<texts>", 0, 1, specials, pretokenizer, text_errors), size
 
-    bar = progress_bar(progress, "count", total_bytes, "B", unit_scale=True)
-    local_pool = executor is None and processes is not None and processes > 1
+    def stream_jobs(source: Source) -> Iterator[Tuple[AnyJob, int]]:
+        """A source read (and decompressed) by this process, sent to the workers as blocks
+        of whole lines (JSON lines) or chunks cut where they may be (text)."""
+        with open_source(source) as (known, raw):
+            data = checked_stream(raw, known, errors, skipped)
+            if known.layout == "jsonl":
+                for block, line in line_blocks(data, chunk_bytes):
+                    yield LinesJob(block, known.name, line, options, specials, pretokenizer), len(block)
+            elif known.layout == "parquet":  # only where an executor's workers see no files
+                yield from text_jobs(read_here(known))
+            else:
+                for chunk, offset, line in read_chunks(data, cutter, chunk_bytes):
+                    yield Job(chunk, known.name, offset, line, specials, pretokenizer, text_errors), len(chunk)
+            if known.signature is not None:
+                check_unchanged(known, raw.fileno())
+
+    def read_here(source: Source) -> Iterator[Tuple[str, bool]]:
+        """The documents of a source, read by this process."""
+        if source.seekable:
+            yield from documents(Part(source), options, cutter, skipped)
+            return
+        with open_stream(source) as (known, stream):
+            yield from documents(Part(known), options, cutter, skipped, stream)
+
+    def range_jobs(source: Source, directory: Optional[str]) -> Iterator[Tuple[AnyJob, int]]:
+        path, left = source.path, source.size  # left: bytes of the file not in a range yet
+        ranges: List[Tuple[int, int, int]] = []
+        size = 0
+        for chunk, offset, line in read_chunks(path, cutter, piece_bytes):
+            ranges.append((offset, line, len(chunk)))
+            size += len(chunk)
+            left -= len(chunk)
+            # End the range at the piece end nearest its size, unless the file's end is
+            # nearer: no range of a few bytes at the end.
+            if size >= range_bytes - piece_bytes // 2 and left > piece_bytes // 2:
+                yield RangeJob(path, ranges, specials, pretokenizer, text_errors, directory, source.signature), size
+                ranges, size = [], 0
+        if ranges:
+            yield RangeJob(path, ranges, specials, pretokenizer, text_errors, directory, source.signature), size
+
+    def part_jobs(source: Source, directory: Optional[str]) -> Iterator[Tuple[AnyJob, int]]:
+        def job(part: Part) -> PartJob:
+            return PartJob(part, options, specials, pretokenizer, directory)
+
+        if source.layout == "text" and source.compression is None:
+            yield from range_jobs(source, directory)
+        elif source.layout == "jsonl" and source.compression is None:
+            for start, length in line_ranges(source.path, source.size, range_bytes):
+                yield job(Part(source, start, length, 1 if start == 0 else None)), length
+        elif source.layout == "parquet":
+            groups = parquet_row_groups(source.path, column)
+            for group in range(groups):
+                yield job(Part(source, row_group=group)), source.size // max(1, groups)
+        else:
+            yield job(Part(source)), source.size
+
+    def jobs(directory: Optional[str]) -> Iterator[Tuple[AnyJob, int]]:
+        if ordered:
+            everything = (item for source in found for item in read_here(source))
+            yield from text_jobs(capped(everything, doc_cap, max_chars))
+            return
+        # A compressed file cannot be cut: with fewer of them than workers, this process
+        # decompresses them and the workers parse and count.
+        compressed = sum(1 for source in found if source.seekable and source.compression)
+        for source in found:
+            if not source.seekable:
+                yield from stream_jobs(source)
+            elif not parallel:
+                yield PartJob(Part(source), options, specials, pretokenizer, None), source.size
+            elif executor is not None and not shared_files:
+                yield from stream_jobs(source)
+            elif source.compression is not None and compressed < workers:
+                yield from stream_jobs(source)
+            else:
+                yield from part_jobs(source, directory)
+
+    skipped = [0]
+    bar = progress_bar(progress, "count", None if streams else total_bytes, "B", unit_scale=True)
+    local_pool = executor is None and workers > 1
     # Local workers leave their counts in files here (see count_range_packed); with no
     # temporary directory to be had, they send them back through the pipe.
     directory = None
@@ -288,15 +509,21 @@ def count(
         except OSError:
             pass
     try:
-        if local_pool or (executor is not None and shared_files):
-            words = _run_jobs(range_jobs(directory), processes, executor, bar, count_range_packed)
-        else:  # serial, or an executor whose workers may not see this file system
-            words = _run_jobs(jobs(), processes, executor, bar, count_job_packed)
+        words = _run_jobs(jobs(directory), workers if parallel else 1, executor, bar, skipped)
     finally:
         bar.close()
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
-    return WordCounts(words, specials, pretokenizer)
+    return WordCounts(words, specials, pretokenizer, skipped=skipped[0])
+
+
+def _check_cap(name: str, value: Optional[int]) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
+    if value < 1:
+        raise PureBPEError(f"{name} must be at least 1, not {value}")
 
 
 def count_from_iterator(
@@ -331,28 +558,32 @@ def count_from_iterator(
 
     bar = progress_bar(progress, "count", None, "char", unit_scale=True)
     try:
-        words = _run_jobs(jobs(), processes, executor, bar, count_job_packed)
+        words = _run_jobs(jobs(), processes, executor, bar)
     finally:
         bar.close()
     return WordCounts(words, specials, pretokenizer)
 
 
 def _run_jobs(
-    jobs: Iterator[Tuple[Any, int]],
+    jobs: Iterator[Tuple[AnyJob, int]],
     processes: Optional[int],
     executor: Optional[Executor],
     bar: Bar,
-    work: Callable[[Any], JobResult],
+    skipped: Optional[List[int]] = None,
 ) -> Dict[bytes, int]:
-    """Run ``work`` on every job (of ``size`` bytes or characters) and sum the counts.
+    """Count every job (of ``size`` bytes or characters) and sum the counts; the bad
+    records skipped are added to ``skipped[0]``.
 
-    Serially when there is no executor and ``processes`` is ``None`` or 1 (``jobs`` are
-    then :data:`Job` s, counted in this process), else in worker processes.
+    Serially when there is no executor and ``processes`` is ``None`` or 1, else in worker
+    processes.
     """
     totals: Dict[bytes, int] = {}
+    skips = skipped if skipped is not None else [0]
     if executor is None and (processes is None or processes == 1):
         for job, size in jobs:
-            add_counts(totals, count_job(job))
+            counts, n = count_any(job)
+            add_counts(totals, counts)
+            skips[0] += n
             bar.update(size)
         return totals
     workers = processes or os.cpu_count() or 1
@@ -364,14 +595,21 @@ def _run_jobs(
         pool = executor
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
-    pending: Dict["Future[JobResult]", int] = {}
+    pending: Dict["Future[Tuple[JobResult, int]]", Tuple[int, int]] = {}
+    failures: List[Tuple[int, BaseException]] = []
     try:
-        for job, size in jobs:
-            pending[pool.submit(work, job)] = size
+        for index, (job, size) in enumerate(jobs):
+            pending[pool.submit(count_any_packed, job)] = (index, size)
             if len(pending) >= window:
-                _collect_some(pending, totals, bar)
+                _collect_some(pending, totals, bar, skips, failures)
+            if failures:
+                break
         while pending:
-            _collect_some(pending, totals, bar)
+            _collect_some(pending, totals, bar, skips, failures)
+        if failures:
+            # The first bad input in input order, whichever worker finished first: every
+            # job before it was submitted, and has now finished.
+            raise min(failures, key=lambda failure: failure[0])[1]
     except BrokenExecutor:  # from submit() or a result: a local worker died
         if own_pool is not None:
             stop_workers(own_pool)
@@ -388,19 +626,31 @@ def _run_jobs(
 
 
 def _collect_some(
-    pending: Dict["Future[JobResult]", int], totals: Dict[bytes, int], bar: Bar
+    pending: Dict["Future[Tuple[JobResult, int]]", Tuple[int, int]],
+    totals: Dict[bytes, int],
+    bar: Bar,
+    skipped: List[int],
+    failures: List[Tuple[int, BaseException]],
 ) -> None:
-    """Wait for at least one job, then add the counts of every finished one."""
-    done: Set["Future[JobResult]"]
+    """Wait for at least one job, then add the counts of every finished one; a job that
+    failed on bad input is noted in ``failures`` with its index."""
+    done: Set["Future[Tuple[JobResult, int]]"]
     done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
     for future in done:
-        size = pending.pop(future)
-        result = _job_result(future)
-        add_packed_counts(totals, load_packed(result) if isinstance(result, str) else result)
+        index, size = pending.pop(future)
+        try:
+            result, n = _job_result(future)
+        except BrokenExecutor:
+            raise
+        except PureBPEError as exc:
+            failures.append((index, exc))
+            continue
+        add_packed_counts(totals, _packed(result))
+        skipped[0] += n
         bar.update(size)
 
 
-def _job_result(future: "Future[JobResult]") -> JobResult:
+def _job_result(future: "Future[Tuple[JobResult, int]]") -> Tuple[JobResult, int]:
     """A finished job's counts; a job that failed fails the whole count with one line.
 
     A worker that dies takes its job's counts with it: the local pool then reports itself

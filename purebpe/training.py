@@ -37,8 +37,16 @@ def train(
     initial: Optional[BPEModel] = None,
     errors: str = "strict",
     progress: Progress = False,
+    format: str = "auto",
+    text_key: str = "text",
+    column: str = "text",
+    max_chars: Optional[int] = None,
+    doc_cap: Optional[int] = None,
 ) -> BPEModel:
-    """Train a byte-level BPE model on text files (one path or a list of paths).
+    """Train a byte-level BPE model on a corpus: files, directories, globs or ``-``, of
+    text, JSON lines or Parquet, compressed or not (read as :func:`purebpe.count` does,
+    with its ``format``, ``text_key``, ``column``, ``max_chars``, ``doc_cap`` and
+    ``errors``; ``processes`` defaults to this machine's cores).
 
     ``vocab_size`` counts the 256 byte tokens, the merges and the special tokens. Training
     stops early when no pair occurs at least ``min_frequency`` times; a pair whose merged
@@ -61,7 +69,10 @@ def train(
         initial=initial, errors=errors, progress=progress,
     )
     options.check_initial_fits()
-    counts = count_with(options, count, files)
+    counts = count_with(
+        options, count, files,
+        format=format, text_key=text_key, column=column, max_chars=max_chars, doc_cap=doc_cap,
+    )
     return merge_counts(counts, options)
 
 
@@ -126,12 +137,14 @@ def train_from_counts(
 
 
 def count_with(
-    options: TrainingOptions, counter: Callable[..., WordCounts], source: object
+    options: TrainingOptions, counter: Callable[..., WordCounts], source: object, **reading: object
 ) -> WordCounts:
-    """Count ``source`` with ``counter`` (:func:`count` or :func:`count_from_iterator`)."""
+    """Count ``source`` with ``counter`` (:func:`count` or :func:`count_from_iterator`);
+    ``reading`` are :func:`count`'s options of how to read files (``format``...)."""
     return counter(
         source,
         options.special_tokens,
+        **reading,
         pretokenizer=options.pretokenizer,
         processes=options.processes,
         executor=options.executor,

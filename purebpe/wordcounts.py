@@ -32,6 +32,8 @@ class WordCounts:
     words: Dict[bytes, int]
     special_tokens: Tuple[str, ...] = ()
     pretokenizer: Pretokenizer = "gpt2"
+    #: Bad records left out with ``errors="skip"`` (not saved: a fact about one run).
+    skipped: int = attr.ib(default=0, eq=False)
 
     def __len__(self) -> int:
         return len(self.words)

@@ -57,7 +57,7 @@ def test_progress_jsonl_goes_to_stderr(tmp_path: Path) -> None:
     "args, message",
     [
         (["missing.txt"], "missing.txt: no such file"),
-        (["."], "is a directory"),
+        (["empty"], "empty: the directory holds no files"),
         (["ok.txt", "--vocab-size", "100"], "vocab_size 100 is too small"),
         (["ok.txt", "--vocab-size", "257", "--special-token", "a", "--special-token", "b"], "too small"),
         (["ok.txt", "--special-token", "<s>", "--special-token", "<s>"], "'<s>' is given twice"),
@@ -70,6 +70,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(
     tmp_path: Path, args: List[str], message: str
 ) -> None:
     (tmp_path / "ok.txt").write_text("some text\n", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
     (tmp_path / "bad.txt").write_bytes(b"fine\nnot \xff fine\n")
     result = run_cli(["train", *args, "-o", "out", "--progress", "none"], tmp_path)
     assert result.returncode == 2

@@ -288,7 +288,7 @@ def test_input_errors_survive_worker_processes(tmp_path: Path) -> None:
     "call, message",
     [
         (lambda p: purebpe.count(p / "missing.txt"), "no such file"),
-        (lambda p: purebpe.count(p), "is a directory"),
+        (lambda p: purebpe.count(p), "the directory holds no files"),
         (lambda p: purebpe.count([], pretokenizer="words"), "unknown pre-tokenizer 'words'"),
         (lambda p: purebpe.count([], errors="ignore"), "errors must be"),
         (lambda p: purebpe.count([], processes=0), "processes must be at least 1"),

@@ -2,21 +2,28 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
 from ..counting import count, count_from_iterator
 from ..pretokenize import PRETOKENIZERS, Pattern, Pretokenizer
 from ..progress import Progress
+from ..readers import LAYOUTS, capped
 from ..wordcounts import WordCounts
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """FILES and the options that say how to count them."""
+def add_input_arguments(parser: argparse.ArgumentParser, format_flag: bool = True) -> None:
+    """FILES and the options that say how to read and count them (``--format`` too for the
+    input layout, unless the command gives ``--format`` another meaning)."""
     parser.add_argument(
-        "files", nargs="*", metavar="FILE", help=f"UTF-8 text files (default: {DEFAULT_CORPUS})"
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="text, JSON lines or Parquet files, compressed or not (gzip, bzip2, xz, zstd), "
+        f"directories (recursive), globs, or - for stdin (default: {DEFAULT_CORPUS})",
     )
+    add_layout_arguments(parser, format_flag)
     parser.add_argument(
         "--special-token",
         action="append",
@@ -38,17 +45,61 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="any regular expression instead (needs the regex package); the matches and "
         "the text between them are the words, as in HF's Split(..., 'isolated')",
     )
-    parser.add_argument("--processes", type=int, default=None, help="count in P processes")
-    add_errors_and_progress_arguments(parser)
+    add_processes_argument(parser, "count")
+    add_errors_and_progress_arguments(parser, records=True)
 
 
-def add_errors_and_progress_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--errors`` (what to do with bytes that are not UTF-8) and ``--progress``."""
+def add_layout_arguments(parser: argparse.ArgumentParser, format_flag: bool = True) -> None:
+    """How to read the inputs: layout, JSON key, Parquet column, and nanochat's caps."""
+    flags = ("--format", "--input-format") if format_flag else ("--input-format",)
+    parser.add_argument(
+        *flags,
+        dest="input_format",
+        choices=LAYOUTS,
+        default="auto",
+        help="the inputs' layout: auto (default: by suffix and content), text, jsonl or parquet",
+    )
+    parser.add_argument(
+        "--text-key",
+        default="text",
+        metavar="KEY",
+        help="JSON lines: the key of each record's text, a dotted path for nested records "
+        "(default: text)",
+    )
+    parser.add_argument(
+        "--column", default="text", metavar="NAME", help="Parquet: the text column (default: text)"
+    )
+    parser.add_argument(
+        "--max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="read only the first N characters of the documents, in input order",
+    )
+    parser.add_argument(
+        "--doc-cap", type=int, default=None, metavar="N", help="keep at most N characters of each document"
+    )
+
+
+def add_processes_argument(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        metavar="P",
+        help=f"{verb} in P processes (default: this machine's cores; the result is the same)",
+    )
+
+
+def add_errors_and_progress_arguments(parser: argparse.ArgumentParser, records: bool = False) -> None:
+    """``--errors`` (what to do with bad input) and ``--progress``."""
     parser.add_argument(
         "--errors",
-        choices=("strict", "replace"),
+        choices=("strict", "replace", "skip") if records else ("strict", "replace"),
         default="strict",
-        help="what to do with bytes that are not UTF-8 (default: strict, an error)",
+        help="what to do with bytes that are not UTF-8 (replace: U+FFFD)"
+        + (" and with bad records (skip: leave them out, and say how many)" if records else "")
+        + " (default: strict, an error)",
     )
     parser.add_argument(
         "--progress",
@@ -81,5 +132,28 @@ def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
         progress=progress_option(args),
     )
     if args.files:
-        return count(args.files, args.special_token, **options), ", ".join(args.files)
-    return count_from_iterator(default_corpus(), args.special_token, **options), DEFAULT_CORPUS
+        layout: Any = dict(
+            format=args.input_format,
+            text_key=args.text_key,
+            column=args.column,
+            max_chars=args.max_chars,
+            doc_cap=args.doc_cap,
+        )
+        counts = count(args.files, args.special_token, **options, **layout)
+        return counts, source_name(args.files) + skipped_note(counts.skipped)
+    texts = default_corpus()
+    if args.max_chars is not None or args.doc_cap is not None:
+        texts = [text for text, _ in capped(((t, True) for t in texts), args.doc_cap, args.max_chars)]
+    return count_from_iterator(texts, args.special_token, **options), DEFAULT_CORPUS
+
+
+def source_name(files: List[str]) -> str:
+    """FILES for a summary line: all of a few, or the first ones and how many more."""
+    if len(files) <= 3:
+        return ", ".join(files)
+    return f"{', '.join(files[:3])} and {len(files) - 3} more"
+
+
+def skipped_note(skipped: int) -> str:
+    """`` (skipped N bad records)`` for a summary, or nothing."""
+    return f" (skipped {skipped:,} bad record{'s' if skipped != 1 else ''})" if skipped else ""

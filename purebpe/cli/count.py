@@ -15,7 +15,8 @@ def add_parser(subparsers: Any) -> None:
         "count",
         help="count words once; train many sizes with 'train --counts'",
         description=(
-            "Count the pre-tokenized words of text files and save them as gzipped TSV, "
+            "Count the pre-tokenized words of a corpus (text, JSON lines or Parquet, "
+            "compressed or not) and save them as gzipped TSV, "
             "to train any number of vocabularies with 'purebpe train --counts FILE'. "
             "With --merge, add up counts files instead (shards counted on many machines)."
         ),
@@ -44,11 +45,11 @@ def merge(args: argparse.Namespace) -> int:
     """Add up the counts files FILES; their headers give the special tokens and pre-tokenizer."""
     if not args.files:
         raise PureBPEError("--merge needs the counts files to add up")
-    options = (args.special_token, args.processes, args.pattern, args.pretokenizer)
-    if any(options):
+    options = (args.special_token, args.processes, args.pattern, args.pretokenizer, args.max_chars, args.doc_cap)
+    if any(option is not None and option != [] for option in options):
         raise PureBPEError(
             "--merge reads the special tokens and pre-tokenizer from the counts files; "
-            "--special-token, --pretokenizer, --pattern and --processes do not apply"
+            "--special-token, --pretokenizer, --pattern and --processes do not apply (nor --max-chars, --doc-cap)"
         )
     counts = WordCounts.sum(args.files)
     path = counts.save(args.output)

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Iterator, List
+from typing import Any, Iterator, List, Optional
 
 from ..errors import PureBPEError
 from ..formats import load as load_model
 from ..tokenizer import Tokenizer
+from ._ids_output import read_sidecar, sidecar_path
 from ._io import (
     add_format_arguments,
+    is_std,
     atomic_output,
     check_output,
     dtype_for,
@@ -39,11 +41,28 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.output)
     tokenizer = load_model(args.tokenizer).tokenizer()
     format = ids_format(args.file, args.format)
-    dtype = dtype_for(args.dtype, max(tokenizer.vocab))
+    dtype = raw_dtype(args.file, args.dtype) if format == "bin" else dtype_for(args.dtype, max(tokenizer.vocab))
     with open_input(args.file) as (stream, source, _size):
         with atomic_output(args.output) as out:
             write_text_stream(out, _decoded(tokenizer, read_ids(stream, source, format, dtype), source))
     return 0
+
+
+def raw_dtype(path: str, chosen: Optional[str]) -> str:
+    """The dtype of a raw ``.bin`` file: from its sidecar (``--dtype`` must agree), else
+    ``--dtype``; neither is refused, since the wrong width decodes to garbage."""
+    record = None if is_std(path) else read_sidecar(path)
+    if record is not None:
+        recorded = str(record["dtype"])
+        if chosen is not None and chosen != recorded:
+            raise PureBPEError(f"{path}: its sidecar records {recorded}, not --dtype {chosen}")
+        return recorded
+    if chosen is None:
+        name = "<stdin>" if is_std(path) else path
+        raise PureBPEError(
+            f"{name}: raw ids of unknown width (no {sidecar_path(name)}); pass --dtype uint16 or uint32"
+        )
+    return chosen
 
 
 def _decoded(tokenizer: Tokenizer, batches: Iterator[List[int]], source: str) -> Iterator[bytes]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -18,6 +19,7 @@ from ..formats import load as load_model
 from ..model import BPEModel
 from ..progress import Progress
 from ..pretokenize import Pretokenizer, check_pretokenizer
+from ..readers import LAYOUTS
 from ..superbpe import STAGE2_PATTERN, STAGE2_PRETOKENIZER, superwords_from_counts
 from ..trainers import VARIANTS, choose_variant
 from ..training import merge_counts
@@ -26,7 +28,7 @@ from ._common import add_input_arguments, count_input, pretokenizer_option, prog
 
 
 #: Options that say how to count, which a counts file has already fixed.
-_COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes")
+_COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes", "max_chars", "doc_cap")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -38,7 +40,7 @@ def add_parser(subparsers: Any) -> None:
             "Python documentation text in pydoc_data.topics, which ships with every interpreter."
         ),
     )
-    add_input_arguments(parser)
+    add_input_arguments(parser, format_flag=False)
     parser.add_argument(
         "--counts", metavar="FILE", help="train on words counted by 'purebpe count' instead"
     )
@@ -60,12 +62,21 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--transition", type=int, metavar="T", help="with --superbpe: how many stage-1 merges"
     )
-    parser.add_argument("--format", default="purebpe", choices=list(FORMATS))
+    parser.add_argument(
+        "--format",
+        dest="format",
+        default=None,
+        choices=list(FORMATS) + [layout for layout in LAYOUTS if layout != "auto"],
+        help="the model's file format (default: purebpe), or the inputs' layout (text, jsonl, "
+        "parquet: as --input-format)",
+    )
+    parser.add_argument("--model-format", default=None, choices=list(FORMATS), help="the model's file format")
     parser.add_argument("-o", "--output", default="purebpe-model", metavar="DIR")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    _resolve_formats(args)
     check_output_dir(args.output)
     progress = progress_option(args)
     initial: Optional[BPEModel] = load_model(args.initial) if args.initial else None
@@ -109,12 +120,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _resolve_formats(args: argparse.Namespace) -> None:
+    """``--format`` names the model's format or, for a layout, the inputs' (the two sets of
+    names do not overlap); ``--model-format`` and ``--input-format`` say which outright."""
+    if args.format in LAYOUTS:
+        if args.input_format != "auto" and args.input_format != args.format:
+            raise PureBPEError(f"--format {args.format} and --input-format {args.input_format} disagree")
+        args.input_format, args.format = args.format, None
+    if args.format is not None and args.model_format is not None and args.format != args.model_format:
+        raise PureBPEError(f"--format {args.format} and --model-format {args.model_format} disagree")
+    args.format = args.model_format or args.format or "purebpe"
+
+
 def _run_superbpe(
     args: argparse.Namespace, progress: Progress, initial: Optional[BPEModel]
 ) -> int:
     """Stage 1 (unless ``--initial`` gives it), then stage 2 on the same input."""
     if args.counts:
         raise PureBPEError("--superbpe counts the text twice (two patterns): give FILES, not --counts")
+    streams = [f for f in args.files if f == "-" or (os.path.exists(f) and not os.path.isfile(f) and not os.path.isdir(f))]
+    if streams:
+        raise PureBPEError(f"{streams[0]}: --superbpe reads the corpus twice (two patterns), so not from a stream")
     if (initial is None) == (args.transition is None):
         raise PureBPEError("--superbpe needs --transition T (stage 1 here) or --initial DIR (stage 1 done)")
     if args.max_token_length is not None or args.tie_break != "canonical":

@@ -9,8 +9,10 @@ where bad input is.
 from __future__ import annotations
 
 import codecs
+import os
 import re
-from typing import Callable, Iterable, Iterator, List, Optional, Pattern, Sequence, Tuple, Union
+from contextlib import nullcontext
+from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Pattern, Sequence, Tuple, Union
 
 from .._atomic import PathLike
 from ..errors import InputError, PureBPEError
@@ -73,9 +75,11 @@ class ChunkCutter:
 
 
 def read_chunks(
-    path: PathLike, cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
+    path: Union[PathLike, BinaryIO], cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
 ) -> Iterator[Tuple[bytes, int, int]]:
     """Yield ``(chunk, byte_offset, first_line_number)`` covering the whole file, in order.
+
+    ``path`` may also be a binary stream, read from where it is to its end (not closed).
 
     Where a buffer has no safe cut (a huge line), the next read is twice as large, so a
     chunk of ``n`` bytes costs O(n) copying and cut searching, not O(n^2 / chunk_bytes).
@@ -83,7 +87,7 @@ def read_chunks(
     offset, line = 0, 1
     carry = b""
     read_size = chunk_bytes
-    with open(path, "rb") as f:
+    with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else nullcontext(path)) as f:
         while True:
             block = f.read(read_size)
             buf = carry + block if carry else block
