@@ -47,6 +47,9 @@ def test_python_examples_run_as_written(
     if any("cl100k_base.tiktoken" in block for block in blocks):  # as downloaded from OpenAI
         official = official_rank_file("cl100k_base")
         (tmp_path / "cl100k_base.tiktoken").write_bytes(gzip.decompress(official.read_bytes()))
+    if any('"tokenizer.json"' in block for block in blocks):  # a model's file, as from the Hub
+        model = purebpe.train_from_iterator(default_corpus()[:5], 400, ["<s>", "</s>"])
+        model.save(tmp_path, format="hf")
     namespace: Dict[str, object] = {"__name__": "__docs__"}
     for number, block in enumerate(blocks, 1):
         where = f"{page.name}, python block {number}"
