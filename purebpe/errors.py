@@ -3,6 +3,23 @@ from __future__ import annotations
 
 from typing import Optional
 
+#: Quoted input in an error message is cut to about this many characters, so that an
+#: error about a 20 MB line is still one short line.
+EXCERPT_CHARS = 40
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(value)`` for an error message, a long ``str``/``bytes`` cut to ``limit`` characters.
+
+    >>> excerpt("x" * 100, 5)
+    "'xxxxx'... (100 characters)"
+    """
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"{value[:limit]!r}... ({len(value)} {unit})"
+    text = repr(value)
+    return text if len(text) <= 2 * limit else text[: 2 * limit] + "..."
+
 
 class PureBPEError(ValueError):
     """Base class of every error purebpe raises for bad input or bad arguments.

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .._atomic import check_output_file
 from ..counting import WordCounts
 from ..errors import PureBPEError
 from ._common import add_input_arguments, count_input
+
+#: Where ``-o -`` writes: stdout's descriptor, which is written in place.
+STDOUT = "/dev/stdout"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -26,18 +30,27 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="FILES are counts files saved by 'purebpe count': add them up into one",
     )
-    parser.add_argument("-o", "--output", default="counts.tsv.gz", metavar="FILE")
+    parser.add_argument(
+        "-o", "--output", default="counts.tsv.gz", metavar="FILE", help="(default: counts.tsv.gz; - for stdout)"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output == "-":
+        args.output = STDOUT  # a stream: written in place; the summary goes to stderr
     check_output_file(args.output)
     if args.merge:
         return merge(args)
     counts, source = count_input(args)
     path = counts.save(args.output)
-    print(f"counted {source}: {counts.total():,} words, {len(counts):,} distinct; saved {path}")
+    report(f"counted {source}: {counts.total():,} words, {len(counts):,} distinct; saved {path}", args)
     return 0
+
+
+def report(line: str, args: argparse.Namespace) -> None:
+    """The summary line: on stdout, unless the counts go there."""
+    print(line, file=sys.stderr if args.output == STDOUT else sys.stdout)
 
 
 def merge(args: argparse.Namespace) -> int:
@@ -52,8 +65,9 @@ def merge(args: argparse.Namespace) -> int:
         )
     counts = WordCounts.sum(args.files)
     path = counts.save(args.output)
-    print(
+    report(
         f"added {len(args.files)} counts files: {counts.total():,} words, "
-        f"{len(counts):,} distinct; saved {path}"
+        f"{len(counts):,} distinct; saved {path}",
+        args,
     )
     return 0

@@ -12,6 +12,7 @@ from ._common import add_errors_and_progress_arguments, progress_option
 from ._io import (
     add_format_arguments,
     atomic_output,
+    check_npy_output,
     check_output,
     dtype_for,
     ids_format,
@@ -54,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
         bar = progress_bar(progress_option(args), "encode", size, "B", unit_scale=True)
         try:
             with atomic_output(args.output) as out:
+                if format == "npy":
+                    check_npy_output(out, "<stdout>" if args.output == "-" else args.output)
                 texts = read_text(stream, source, args.errors, bar)
                 count = write_ids(out, tokenizer.encode_iterable(texts, allowed), format, dtype)
         finally:
