@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -49,8 +50,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def report(line: str, args: argparse.Namespace) -> None:
-    """The summary line: on stdout, unless the counts go there."""
-    print(line, file=sys.stderr if args.output == STDOUT else sys.stdout)
+    """The summary line: on stdout, unless the counts went there (``-o -``, ``-o /dev/fd/1``)."""
+    try:
+        output, stdout = os.stat(args.output), os.fstat(sys.stdout.fileno())
+        to_stdout = (output.st_dev, output.st_ino) == (stdout.st_dev, stdout.st_ino)
+    except (OSError, ValueError, AttributeError):
+        to_stdout = args.output == STDOUT
+    print(line, file=sys.stderr if to_stdout else sys.stdout)
 
 
 def merge(args: argparse.Namespace) -> int:
