@@ -38,7 +38,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, BinaryIO, Deque, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, BinaryIO, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from .errors import PureBPEError
 
@@ -48,6 +48,7 @@ except ImportError:  # pragma: no cover - not on Windows: staleness by age alone
     fcntl = None  # type: ignore[assignment]
 
 PathLike = Union[str, "os.PathLike[str]"]
+T = TypeVar("T")
 
 _TEMP_NAME = re.compile(r"^\..+\.purebpe-(\d+)-(?:h([0-9a-f]{8})-)?[^.]*\.tmp$")
 #: A temporary nobody holds the lock of is stale after this many seconds without a write,
@@ -71,6 +72,97 @@ def digest(data: bytes) -> str:
 def file_digest(path: Path) -> str:
     """:func:`digest` of the contents of ``path``."""
     return digest(path.read_bytes())
+
+
+class MismatchedFiles(PureBPEError):
+    """Files of one output whose records say they were not saved together."""
+
+
+#: How often :func:`read_together` reads again files that changed while it read them.
+READ_ATTEMPTS = 50
+#: Mismatched files read alike this many more times (10 ms apart) are not being saved.
+_READS_AT_REST = 3
+
+
+def read_together(paths: Sequence[Path], parse: Callable[[List[bytes]], T]) -> T:
+    """``parse`` of the contents of ``paths``, each read once, as a consistent set.
+
+    ``parse`` checks what it was given (a digest one file records of another) and raises
+    :class:`MismatchedFiles` if the set is not one save's. If a file was replaced while
+    it was read (a save running beside this load), they are read again, a few times;
+    if none changed, the files were mixed by hand (or a save crashed), and the error
+    stands at once. A parse never sees bytes of a second read of the same file.
+    """
+    previous: List[bytes] = []
+    alike = 0  # how many reads in a row found these same contents
+    for attempt in range(READ_ATTEMPTS):
+        contents: List[bytes] = []
+        seen: List[Tuple[int, ...]] = []
+        for path in paths:
+            with open(path, "rb") as f:
+                seen.append(_identity(os.fstat(f.fileno())))
+                contents.append(f.read())
+        try:
+            return parse(contents)
+        except MismatchedFiles:
+            # At rest means: read alike several times over tens of milliseconds, unchanged
+            # since, and no save under way. (A save loop can offer the same mix twice, and
+            # a replaced file's inode number and timestamp can repeat.)
+            alike = alike + 1 if contents == previous else 0
+            at_rest = alike >= _READS_AT_REST and not _changed(paths, seen) and not _save_in_progress(paths)
+            if at_rest or attempt == READ_ATTEMPTS - 1:
+                raise
+            previous = contents
+            time.sleep(0.01)  # let the save finish its renames
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _changed(paths: Sequence[Path], seen: Sequence[Tuple[int, ...]]) -> bool:
+    """Whether any of ``paths`` is no longer the file that was read."""
+    for path, identity in zip(paths, seen):
+        try:
+            if _identity(os.stat(path)) != identity:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _save_in_progress(paths: Sequence[Path]) -> bool:
+    """Whether a save of one of ``paths`` is under way: a temporary of it exists, locked."""
+    for path in paths:
+        prefix = f".{path.name}.purebpe-"
+        try:
+            names = os.listdir(path.parent)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(prefix) and _TEMP_NAME.match(name) and _is_locked(str(path.parent / name)):
+                return True
+    return False
+
+
+def _is_locked(path: str) -> bool:
+    """Whether a writer holds ``path``'s lock (without ``flock``: whether it is young)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        if fcntl is None:  # pragma: no cover
+            return time.time() - os.fstat(fd).st_mtime < STALE_SECONDS
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        return False
+    finally:
+        os.close(fd)
+
+
+def _identity(info: "os.stat_result") -> Tuple[int, ...]:
+    """What changes when a file is replaced or rewritten."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def resolve_output(path: PathLike) -> Tuple[Path, bool]:

@@ -24,11 +24,19 @@ MERGES_HEADER = "#version: 0.2"
 
 def read_json(path: Path, what: str) -> Any:
     """The parsed JSON of ``path``; a file that is not JSON raises a one-line error."""
+    with open(path, "rb") as f:
+        return parse_json(f.read(), path, what)
+
+
+def parse_json(data: bytes, path: Path, what: str) -> Any:
+    """The parsed JSON of ``data`` read from ``path``; not JSON (or nested absurdly deep,
+    which the parser cannot follow) raises a one-line error naming ``path``."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PureBPEError(f"{path}: not a {what} (invalid JSON: {exc})") from None
+    except RecursionError:
+        raise PureBPEError(f"{path}: not a {what} (JSON nested too deeply to read)") from None
 
 
 def is_id(value: Any) -> bool:

@@ -48,7 +48,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
-from .._atomic import digest, file_digest, write_files
+from .._atomic import MismatchedFiles, digest, file_digest, read_together, write_files
 from ..core import apply_merges, pack_pair
 from ..errors import PureBPEError
 from ..model import BPEModel
@@ -59,7 +59,15 @@ from ..pretokenize import (
     pretokenizer_from_json,
     pretokenizer_to_json,
 )
-from .bytelevel import assemble, is_id, literal_token, read_json, tokens_by_bytes, unmerged_tokens
+from .bytelevel import (
+    assemble,
+    is_id,
+    literal_token,
+    parse_json,
+    read_json,
+    tokens_by_bytes,
+    unmerged_tokens,
+)
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 #: The sidecar's record of the ranks file it belongs with.
@@ -126,11 +134,15 @@ def _check_pair(ranks_path: Path, sidecar_path: Path, sidecar: Any) -> None:
     """Refuse ranks that are not the ones the sidecar was saved with."""
     recorded = sidecar.get(_RANKS_DIGEST) if isinstance(sidecar, dict) else None
     if recorded is not None and ranks_path.is_file() and recorded != file_digest(ranks_path):
-        raise PureBPEError(
-            f"{ranks_path} and {sidecar_path}: not saved together ({sidecar_path.name} records "
-            f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
-            f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
-        )
+        raise PureBPEError(_mismatch(ranks_path, sidecar_path))
+
+
+def _mismatch(ranks_path: Path, sidecar_path: Path) -> str:
+    return (
+        f"{ranks_path} and {sidecar_path}: not saved together ({sidecar_path.name} records "
+        f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
+        f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
+    )
 
 
 def _check_no_special_prefixes(special_tokens: Tuple[str, ...]) -> None:
@@ -176,10 +188,11 @@ def load(path: Path) -> BPEModel:
         ranks_path, sidecar_path = path.with_name(path.name[: -len(".json")]), path
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
-    ranks = read_ranks_file(ranks_path)
     pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
-    if sidecar_path.exists():
-        pretokenizer, specials = _read_sidecar(sidecar_path, ranks_path)
+    if sidecar_path.exists() and ranks_path.is_file():
+        ranks, pretokenizer, specials = _read_pair(ranks_path, sidecar_path)
+    else:
+        ranks = read_ranks_file(ranks_path)
     vocab = {rank: token for token, rank in ranks.items()}
     for text, tid in specials.items():
         if tid in vocab:
@@ -196,18 +209,45 @@ def read_ranks_file(path: Path) -> Dict[bytes, int]:
     """``{token bytes: rank}`` from a ranks file; a ``.gz`` name is read through gzip."""
     if not path.is_file():
         raise PureBPEError(f"{path}: no such file")
-    opener = gzip.open if path.name.endswith(".gz") else open
-    ranks: Dict[bytes, int] = {}
-    number = 0
     try:
-        with opener(path, "rb") as f:
-            for number, line in enumerate(f, start=1):
-                _add_rank_line(ranks, line, path, number)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise PureBPEError(f"{path}, line {number + 1}: cannot read ({exc})") from None
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PureBPEError(f"{path}: cannot read ({exc.strerror})") from None
+    return parse_ranks(data, path)
+
+
+def parse_ranks(data: bytes, path: Path) -> Dict[bytes, int]:
+    """``{token bytes: rank}`` from the contents of the ranks file ``path``."""
+    if path.name.endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise PureBPEError(f"{path}: cannot read ({exc})") from None
+    ranks: Dict[bytes, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        _add_rank_line(ranks, line, path, number)
     if len(set(ranks.values())) != len(ranks):
         raise PureBPEError(f"{path}: two tokens share a rank")
     return ranks
+
+
+def _read_pair(ranks_path: Path, sidecar_path: Path) -> Tuple[Dict[bytes, int], Pretokenizer, Dict[str, int]]:
+    """The ranks, pre-tokenizer and special tokens of a ranks file and its sidecar.
+
+    Each file is read once and the sidecar's digest is checked on the ranks parsed, so a
+    save running beside this load can only make it read again (:func:`read_together`).
+    """
+
+    def parse(contents: List[bytes]) -> Tuple[Dict[bytes, int], Pretokenizer, Dict[str, int]]:
+        sidecar_data, ranks_data = contents
+        document = parse_json(sidecar_data, sidecar_path, "tiktoken sidecar")
+        recorded = document.get(_RANKS_DIGEST) if isinstance(document, dict) else None
+        if recorded is not None and recorded != digest(ranks_data):
+            raise MismatchedFiles(_mismatch(ranks_path, sidecar_path))
+        pretokenizer, specials = _sidecar_fields(document, sidecar_path)
+        return parse_ranks(ranks_data, ranks_path), pretokenizer, specials
+
+    return read_together([sidecar_path, ranks_path], parse)
 
 
 def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int) -> None:
@@ -227,11 +267,9 @@ def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int
     ranks[token] = rank
 
 
-def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
-    document = read_json(path, "tiktoken sidecar")
+def _sidecar_fields(document: Any, path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
     if not isinstance(document, dict):
         raise PureBPEError(f"{path}: malformed tiktoken sidecar (not a JSON object)")
-    _check_pair(ranks_path, path, document)
     specials = document.get("special_tokens", {})
     if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
         raise PureBPEError(f"{path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})")
