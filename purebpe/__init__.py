@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from .cluster import RayExecutor, ray_executor
 from .core import WordTable
-from .counting import WordCounts, count, count_from_iterator
+from .counting import count, count_from_iterator
+from .wordcounts import WordCounts
 from .errors import InputError, PureBPEError
 from .formats import load
 from .model import BPEModel

@@ -316,15 +316,6 @@ def check_output_file(path: PathLike) -> Path:
     return given
 
 
-def make_parent_dir(path: PathLike) -> Path:
-    """Create the missing parent directories of the output file ``path``."""
-    given = Path(path)
-    target, in_place = resolve_output(given)
-    if not in_place:
-        make_output_dir(target.parent)
-    return given
-
-
 def remove_stale_temporaries(directory: Path, now: Optional[float] = None) -> List[Path]:
     """Delete this module's stale temporaries in ``directory`` (the rule: module docstring)."""
     removed: List[Path] = []

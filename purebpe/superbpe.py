@@ -28,7 +28,8 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from typing import Iterable, Optional
 
-from .counting import Files, WordCounts, count
+from .counting import Files, count
+from .wordcounts import WordCounts
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer, check_pretokenizer

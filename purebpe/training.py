@@ -10,7 +10,8 @@ from concurrent.futures import Executor
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .core import WordTable, check_limits
-from .counting import Files, WordCounts, count, count_from_iterator
+from .counting import Files, count, count_from_iterator
+from .wordcounts import WordCounts
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pretokenizer

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from .._atomic import check_output_file
-from ..counting import WordCounts
+from ..wordcounts import WordCounts
 from ..errors import PureBPEError
 from ._common import add_input_arguments, count_input
 

@@ -9,7 +9,7 @@ from typing import Any, List, Optional
 
 from .._atomic import check_output_dir
 from ..core import WordTable
-from ..counting import WordCounts
+from ..wordcounts import WordCounts
 from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model

@@ -35,10 +35,9 @@ from .bytelevel import (
     assemble,
     literal_token,
     parse_json,
-    special_text,
     tokens_by_bytes,
-    unmerged_tokens,
 )
+from ..vocab import special_text, unmerged_tokens
 
 PathLike = Union[str, "os.PathLike[str]"]
 
