@@ -37,7 +37,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 import attr
 
 from .core import apply_merges, pack_pair
-from .errors import PureBPEError
+from .errors import PureBPEError, excerpt
 
 __all__ = [
     "ENCODINGS",
@@ -144,7 +144,7 @@ def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int
             f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
         ) from None
     if token in ranks or rank < 0:
-        raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
+        raise PureBPEError(f"{path}, line {number}: token {excerpt(token)} repeated or rank < 0")
     ranks[token] = rank
 
 

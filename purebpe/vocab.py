@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Sequence, Set, Tuple
 
-from .errors import PureBPEError
+from .errors import PureBPEError, excerpt
 
 #: Ids may exceed twice the vocabulary's size by this much (:func:`check_dense_ids`).
 ID_SLACK = 1 << 20
@@ -61,7 +61,7 @@ def check_model(
     for rank, (left, right) in enumerate(merges):
         for part in (left, right, left + right):
             if part not in known:
-                raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) needs {part!r}, not in the vocab")
+                raise PureBPEError(f"merge {rank} ({excerpt(left)}, {excerpt(right)}) needs {excerpt(part)}, not in the vocab")
         for part in (left, right):
             if len(part) > 1 and part not in ordinary:
                 raise PureBPEError(
@@ -74,5 +74,5 @@ def special_text(token: bytes, tid: int) -> str:
     try:
         return token.decode("utf-8")
     except UnicodeDecodeError:
-        raise PureBPEError(f"token {tid} ({token!r}) is made by no merge and is not UTF-8") from None
+        raise PureBPEError(f"token {tid} ({excerpt(token)}) is made by no merge and is not UTF-8") from None
 

@@ -20,7 +20,7 @@ import sys
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .._atomic import atomic_file, check_output_file
 from ..errors import InputError, PureBPEError, excerpt
@@ -37,6 +37,9 @@ NPY_MAGIC = b"\x93NUMPY"
 #: Total size of the .npy header we write: room for any length, a multiple of 64.
 NPY_HEADER_BYTES = 128
 FORMATS = ("text", "npy", "bin")
+#: The standard streams that were closed when the command started (``<&-``, ``>&-``):
+#: filled by :func:`purebpe.cli.guard_standard_streams`.
+CLOSED_STREAMS: Set[str] = set()
 
 
 def add_format_arguments(parser: argparse.ArgumentParser, what: str) -> None:
@@ -79,6 +82,8 @@ def is_std(path: Optional[str]) -> bool:
 def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[int]]]:
     """``(binary stream, name, size or None)`` for FILE, or stdin for ``-``/nothing."""
     if is_std(path):
+        if "stdin" in CLOSED_STREAMS:
+            raise PureBPEError("<stdin>: standard input is closed; give a FILE to read")
         yield sys.stdin.buffer, "<stdin>", None
         return
     assert path is not None
@@ -100,6 +105,8 @@ def check_output(path: Optional[str]) -> None:
 def atomic_output(path: Optional[str]) -> Iterator[BinaryIO]:
     """A binary stream to ``path``, renamed into place on success; stdout for ``-``/nothing."""
     if is_std(path):
+        if "stdout" in CLOSED_STREAMS:
+            raise PureBPEError("<stdout>: standard output is closed; give -o FILE to write")
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return

@@ -10,6 +10,7 @@ from .._atomic import check_output_file
 from ..wordcounts import WordCounts
 from ..errors import PureBPEError
 from ._common import add_input_arguments, count_input
+from ._io import CLOSED_STREAMS
 
 #: Where ``-o -`` writes: stdout's descriptor, which is written in place.
 STDOUT = "/dev/stdout"
@@ -39,6 +40,8 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.output == "-":
+        if "stdout" in CLOSED_STREAMS:
+            raise PureBPEError("<stdout>: standard output is closed; give -o FILE to write")
         args.output = STDOUT  # a stream: written in place; the summary goes to stderr
     check_output_file(args.output)
     if args.merge:

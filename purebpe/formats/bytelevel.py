@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..errors import PureBPEError
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import Pretokenizer
 from ..vocab import check_dense_ids, check_model, special_text
@@ -50,11 +50,11 @@ def is_id(value: Any) -> bool:
 def literal_token(text: Any, path: Path) -> bytes:
     """The UTF-8 bytes of a token written as plain text (a special or added token)."""
     if not isinstance(text, str):
-        raise PureBPEError(f"{path}: token {text!r} is not a string")
+        raise PureBPEError(f"{path}: token {excerpt(text)} is not a string")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise PureBPEError(f"{path}: token {text!r} is not valid Unicode ({exc.reason})") from None
+        raise PureBPEError(f"{path}: token {excerpt(text)} is not valid Unicode ({exc.reason})") from None
 
 
 def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:

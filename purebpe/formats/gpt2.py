@@ -146,7 +146,7 @@ def _read_vocab(path: Path, data: bytes) -> Tuple[Dict[int, bytes], Set[int]]:
     literal_ids: Set[int] = set()
     for key, tid in document.items():
         if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0:
-            raise PureBPEError(f"{path}: token {key!r} has id {tid!r}, not an int >= 0")
+            raise PureBPEError(f"{path}: token {excerpt(key)} has id {excerpt(tid)}, not an int >= 0")
         if tid in vocab:
             raise PureBPEError(f"{path}: id {tid} is given to two tokens")
         try:

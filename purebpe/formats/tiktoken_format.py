@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
 from .._atomic import MismatchedFiles, digest, file_digest, read_together, write_files
-from ..errors import PureBPEError
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import (
     Pattern,
@@ -186,7 +186,7 @@ def load(path: Path) -> BPEModel:
     vocab = {rank: token for token, rank in ranks.items()}
     for text, tid in specials.items():
         if tid in vocab:
-            raise PureBPEError(f"{sidecar_path}: special token {text!r} has id {tid}, a rank in {ranks_path.name}")
+            raise PureBPEError(f"{sidecar_path}: special token {excerpt(text)} has id {tid}, a rank in {ranks_path.name}")
         vocab[tid] = literal_token(text, sidecar_path)
     try:
         merges = recover_merges(ranks)
