@@ -68,7 +68,7 @@ def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
     """The pre-tokenizer ``--pretokenizer`` names (default: gpt2), or the ``--pattern``."""
     pattern: Optional[str] = args.pattern
     if pattern is not None:
-        return Pattern(pattern)
+        return Pattern(pattern, origin="--pattern")
     return str(args.pretokenizer or "gpt2")
 
 

@@ -96,7 +96,10 @@ def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[in
 
 def check_output(path: Optional[str]) -> None:
     """Refuse at once an OUTPUT file that could not be written at the end (stdout is fine)."""
-    if not is_std(path):
+    if is_std(path):
+        if "stdout" in CLOSED_STREAMS:
+            raise PureBPEError("<stdout>: standard output is closed; give -o FILE to write")
+    else:
         assert path is not None
         check_output_file(path)
 
