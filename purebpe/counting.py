@@ -42,11 +42,10 @@ from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
 from .specials import check_special_tokens, special_pattern, split_on_specials
-from .wordcounts import WordCounts, add_counts
 
-# Names that moved out of this module, still importable from here by older code.
-from .pretokenize.chunking import ChunkCutter as ChunkCutter  # noqa: E402
-from .wordcounts import COUNTS_FORMAT as COUNTS_FORMAT  # noqa: E402
+# COUNTS_FORMAT lives in purebpe.wordcounts now; importable from here for older code.
+from .wordcounts import COUNTS_FORMAT as COUNTS_FORMAT
+from .wordcounts import WordCounts, add_counts
 
 Files = Union[PathLike, Sequence[PathLike]]
 

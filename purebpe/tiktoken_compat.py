@@ -16,10 +16,11 @@ such pair on a tie); a pre-token whose bytes are a token is that token at once.
 :func:`concatenation_ranks` writes the first half of that rule in purebpe's shape, a
 table ``{packed (left id, right id): (rank, new id)}`` holding every split of every
 token into two tokens, so :func:`purebpe.core.apply_merges` runs it unchanged; the
-second half is :attr:`purebpe.Tokenizer._whole_tokens`. For rank files made by BPE
+second half is the tokenizer's whole-token shortcut
+(:attr:`purebpe.token_tables.TokenTables.whole_tokens`). For rank files made by BPE
 training (the official ones) this equals replaying the merges recovered from the ranks
-(:func:`recover_merges`): a token forms in context only
-from pieces that formed as in isolation. It is exact for any rank file, though (a token
+(:func:`recover_merges`): a token forms in context only from pieces that formed as in
+isolation. It is exact for any rank file, though (a token
 may rank below its parts, or be reachable only whole), and building it takes half the
 time of recovering the merges (0.8 s against 1.4 s for o200k on CPython).
 """

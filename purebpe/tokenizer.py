@@ -111,6 +111,10 @@ class Tokenizer:
     line). The vocab need not hold all 256 bytes (Stanford CS336's toy vocab does not):
     text needing a byte it lacks raises :class:`PureBPEError` naming the byte.
 
+    ``vocab`` may instead be :class:`purebpe.token_tables.TokenTables` built already (by
+    :func:`~purebpe.token_tables.rank_tables`, as :meth:`from_ranks` does), with no
+    ``merges`` or ``special_tokens``: every constructor ends here.
+
     The tokenizer also answers to every name of ``tiktoken.Encoding`` (``n_vocab``,
     ``encode_single_token``, ``decode_with_offsets`` ...; see ``docs/tiktoken.md``).
     :meth:`from_tiktoken` and :meth:`from_ranks` build one from tiktoken's ranks, with
@@ -126,8 +130,9 @@ class Tokenizer:
         pretokenizer: Pretokenizer = "gpt2",
         name: str = "purebpe",
     ) -> None:
-        # ``vocab`` may be tables built already: what from_ranks passes (module docstring).
         if isinstance(vocab, TokenTables):
+            if merges is not None or special_tokens is not None:
+                raise TypeError("Tokenizer(tables) takes no merges or special_tokens")
             tables = vocab
         elif merges is None:
             raise TypeError("Tokenizer() needs the merges with a vocab")

@@ -36,7 +36,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("hf", ("hf",)),
     ("corpus", ("corpus", "readers", "corpus_readers")),
     ("counting", ("counting", "cluster")),
-    ("training", ("training", "superbpe", "wakong", "gpu")),
+    ("training", ("training_options", "training", "superbpe", "wakong", "gpu")),
     ("api", ("purebpe",)),
     ("apps", ("cli", "__main__", "compat", "testing")),
 ]
@@ -83,9 +83,18 @@ def imported_modules(node: ast.AST, importer: str, is_package: bool) -> List[str
         target = node.module or ""
     if target.split(".")[0] != "purebpe":
         return []
-    # ``from .pkg import name``: the name may be a submodule; the edge is to the subpackage,
-    # which holds it either way.
-    return [target]
+    # ``from .pkg import name``: where ``name`` is a submodule, the edge is to it (``from ..
+    # import decoders`` imports purebpe.decoders, not the package root); else to ``pkg``.
+    found = []
+    for alias in node.names:
+        submodule = f"{target}.{alias.name}"
+        found.append(submodule if module_exists(submodule) else target)
+    return sorted(set(found))
+
+
+def module_exists(module: str) -> bool:
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def is_type_checking(test: ast.expr) -> bool:
@@ -220,6 +229,7 @@ def test_the_walk_sees_every_kind_of_import() -> None:
         "import purebpe.tokenizer\n"
         "if TYPE_CHECKING:\n"
         "    from .model import BPEModel\n"
+        "from .. import specials, __version__\n"
         "class A:\n"
         "    def f(self):\n"
         "        from ..cli import main\n"
@@ -230,6 +240,8 @@ def test_the_walk_sees_every_kind_of_import() -> None:
         ("purebpe.errors", "module"),
         ("purebpe.tokenizer", "module"),
         ("purebpe.formats.model", "typing"),
+        ("purebpe", "module"),
+        ("purebpe.specials", "module"),
         ("purebpe.cli", "function"),
     ]
     assert layer_of("purebpe.formats._layers_probe") == layer_of("purebpe.formats")

@@ -175,7 +175,7 @@ def test_without_regex_superbpe_says_so_before_any_work(
     monkeypatch.setitem(sys.modules, "regex", None)
     monkeypatch.setattr(custom, "_compiled", {})
     counted: List[object] = []
-    monkeypatch.setattr(purebpe.superbpe, "train", lambda *a, **k: counted.append(a))
+    monkeypatch.setattr(purebpe.superbpe, "count", lambda *a, **k: counted.append(a))
     with pytest.raises(PureBPEError, match="needs the optional 'regex' package"):
         train_superbpe(corpus, 600, 100)
     assert not counted

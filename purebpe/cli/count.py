@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from .._atomic import check_output_file
-from ..wordcounts import WordCounts
 from ..errors import PureBPEError
+from ..wordcounts import WordCounts
 from ._common import add_input_arguments, count_input
 from ._io import CLOSED_STREAMS
 

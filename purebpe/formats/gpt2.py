@@ -30,6 +30,7 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import Pattern, Pretokenizer, pretokenizer_from_json
+from ..vocab import special_text, unmerged_tokens
 from .bytelevel import (
     MERGES_HEADER,
     assemble,
@@ -37,7 +38,6 @@ from .bytelevel import (
     parse_json,
     tokens_by_bytes,
 )
-from ..vocab import special_text, unmerged_tokens
 
 PathLike = Union[str, "os.PathLike[str]"]
 
