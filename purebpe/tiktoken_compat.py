@@ -33,7 +33,7 @@ import gzip
 import os
 import zlib
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import attr
 
@@ -181,12 +181,20 @@ def concatenation_ranks(
     """tiktoken's merge rule as ``{packed (left, right): (rank, new id)}`` (module docstring).
 
     Every way of cutting each token in two where both halves are tokens is a pair that
-    merges into it, with the token's rank as the pair's priority. O(total token length).
+    merges into it, with the token's rank as the pair's priority. Only cuts leaving two
+    lengths some token has are tried, so one enormous token (a hostile file's 1 MB one)
+    costs one pass over it, not one per byte.
     """
     ranks: Dict[int, Tuple[int, int]] = {}
     get = rank_of.get
+    length_set = {len(token) for token in rank_of}
+    lengths = sorted(length_set)
     for rank, token in token_of_rank.items():
-        for cut in range(1, len(token)):
+        size = len(token)
+        cuts: Iterable[int] = range(1, size)
+        if size > len(lengths):  # a long token: only cuts into lengths that tokens have
+            cuts = [cut for cut in lengths if cut < size and size - cut in length_set]
+        for cut in cuts:
             left = get(token[:cut])
             if left is None:
                 continue

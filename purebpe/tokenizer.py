@@ -70,6 +70,7 @@ from .tiktoken_compat import (
     tokens_starting_with,
 )
 from .token_tables import NO_TOKEN, TokenTables, merge_tables, rank_tables
+from .vocab import check_dense_ids
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -138,6 +139,8 @@ class Tokenizer:
             raise TypeError("Tokenizer() needs the merges with a vocab")
         else:
             tables = merge_tables(vocab, merges, special_tokens)
+        # The one guard of every constructor: the tables below are indexed by id.
+        check_dense_ids(tables.vocab, len(tables.vocab))
         self.pretokenizer = check_pretokenizer(pretokenizer)
         if not isinstance(name, str):
             raise PureBPEError(f"name must be a str, not {name!r}")
@@ -195,12 +198,16 @@ class Tokenizer:
         The result encodes like ``tiktoken.get_encoding(name)``, defaults included.
         """
         official = official_encoding(name)
-        return cls.from_ranks(
-            read_ranks(Path(path)),
-            official.special_tokens,
-            pretokenizer=official.pretokenizer if pretokenizer is None else pretokenizer,
-            name=name,
-        )
+        ranks = read_ranks(Path(path))
+        try:
+            return cls.from_ranks(
+                ranks,
+                official.special_tokens,
+                pretokenizer=official.pretokenizer if pretokenizer is None else pretokenizer,
+                name=name,
+            )
+        except PureBPEError as exc:
+            raise PureBPEError(f"{path}: {exc}") from None
 
     @property
     def merges(self) -> List[Tuple[bytes, bytes]]:
@@ -239,12 +246,15 @@ class Tokenizer:
         tokens); a list gives them explicitly (those missing from ``vocab.json`` get new ids).
         """
         vocab, merges, specials, pretokenizer = read_vocab_and_merges(vocab_path, merges_path)
-        return cls(
-            vocab,
-            merges,
-            specials if special_tokens is None else special_tokens,
-            pretokenizer=pretokenizer,
-        )
+        try:
+            return cls(
+                vocab,
+                merges,
+                specials if special_tokens is None else special_tokens,
+                pretokenizer=pretokenizer,
+            )
+        except PureBPEError as exc:
+            raise PureBPEError(f"{vocab_path} + {Path(merges_path).name}: {exc}") from None
 
     @property
     def vocab_size(self) -> int:
