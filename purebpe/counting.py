@@ -37,7 +37,7 @@ from typing import (
 
 from ._atomic import PathLike
 from ._workers import WorkerPool, scratch_directory, stop_workers, worker_pool
-from .errors import PureBPEError
+from .errors import PureBPEError, check_int, check_iterable_of_texts
 from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
@@ -202,8 +202,8 @@ def _check_options(
     check_pretokenizer(pretokenizer)
     if errors not in ("strict", "replace"):
         raise PureBPEError(f"errors must be 'strict' or 'replace', not {errors!r}")
-    if processes is not None and processes < 1:
-        raise PureBPEError(f"processes must be at least 1, not {processes}")
+    if processes is not None:
+        check_int(processes, "processes", 1)
     return check_special_tokens(special_tokens)
 
 
@@ -313,6 +313,7 @@ def count_from_iterator(
 
     Each string is pre-tokenized on its own (a word never spans two strings).
     """
+    check_iterable_of_texts(texts)
     specials = _check_options(special_tokens, pretokenizer, errors, processes)
     check_progress(progress)
 

@@ -67,3 +67,41 @@ class UnknownTokenError(PureBPEError, KeyError):
 
     # KeyError's str() would quote the message; keep it one plain line.
     __str__ = ValueError.__str__
+
+
+def check_int(value: object, name: str, minimum: Optional[int] = None) -> None:
+    """A ``TypeError`` unless ``value`` is an int (not a bool, a float or a str), and a
+    :class:`PureBPEError` if it is below ``minimum``.
+
+    >>> check_int(2.5, "processes")
+    Traceback (most recent call last):
+    ...
+    TypeError: processes must be an int, not 2.5 (float)
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {excerpt(value)} ({type(value).__name__})")
+    if minimum is not None and value < minimum:
+        raise PureBPEError(f"{name} must be at least {minimum}, not {value}")
+
+
+def check_iterable_of_texts(texts: object, name: str = "texts") -> None:
+    """A ``TypeError`` for one ``str`` (or ``bytes``) where an iterable of texts is expected:
+    iterating it would give single characters.
+
+    >>> check_iterable_of_texts("hello")
+    Traceback (most recent call last):
+    ...
+    TypeError: texts must be an iterable of str, not one str (it would be read as 5 one-character texts); wrap it in a list: ['hello']
+    """
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(
+            f"{name} must be an iterable of str, not one {type(texts).__name__} (it would be read "
+            f"as {len(texts)} one-character texts); wrap it in a list: [{excerpt(texts)}]"
+        )
+
+
+def check_ids_argument(ids: object) -> None:
+    """A ``TypeError`` for ``str``/``bytes`` where token ids are expected (``decode(b"hi")``
+    would read the bytes' values as ids)."""
+    if isinstance(ids, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"ids must be an iterable of int token ids, not {type(ids).__name__} {excerpt(ids)}")

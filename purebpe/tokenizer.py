@@ -49,7 +49,7 @@ from typing import (
 )
 
 from .core import apply_merges
-from .errors import PureBPEError, UnknownTokenError
+from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
@@ -339,6 +339,7 @@ class Tokenizer:
     ) -> List[List[int]]:
         """:meth:`encode` of each text, in order (``num_threads`` is accepted and unused:
         pure Python encodes on one thread)."""
+        check_iterable_of_texts(texts)
         pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
         batch: List[List[int]] = []
         for index, text in enumerate(texts):
@@ -595,7 +596,10 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes the ids stand for; an id not in the vocab raises
         :class:`UnknownTokenError` (a ``PureBPEError`` and a ``KeyError``, as tiktoken)."""
-        id_list = ids if isinstance(ids, list) else list(ids)
+        if not isinstance(ids, list):
+            check_ids_argument(ids)
+            ids = list(ids)
+        id_list = ids
         table = self._id_to_bytes
         try:
             data = b"".join([table[i] for i in id_list])  # type: ignore[misc]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
@@ -81,5 +81,20 @@ def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
         progress=progress_option(args),
     )
     if args.files:
-        return count(args.files, args.special_token, **options), ", ".join(args.files)
+        return count(args.files, args.special_token, **options), describe_files(args.files)
     return count_from_iterator(default_corpus(), args.special_token, **options), DEFAULT_CORPUS
+
+
+#: A summary names this many input files; the rest are counted.
+NAMED_FILES = 3
+
+
+def describe_files(files: Sequence[str]) -> str:
+    """The input files for a summary line: a few names, then how many more.
+
+    >>> describe_files(["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"])
+    'a.txt, b.txt, c.txt and 2 more files (5 in all)'
+    """
+    if len(files) <= NAMED_FILES + 1:
+        return ", ".join(files)
+    return f"{', '.join(files[:NAMED_FILES])} and {len(files) - NAMED_FILES:,} more files ({len(files):,} in all)"

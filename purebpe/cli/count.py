@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, Dict, List, Tuple
 
 from .._atomic import check_output_file
 from ..errors import PureBPEError
@@ -72,6 +72,7 @@ def merge(args: argparse.Namespace) -> int:
             "--merge reads the special tokens and pre-tokenizer from the counts files; "
             "--special-token, --pretokenizer, --pattern and --processes do not apply"
         )
+    _refuse_repeated_files(args.files)
     counts = WordCounts.sum(args.files)
     path = counts.save(args.output)
     report(
@@ -80,3 +81,18 @@ def merge(args: argparse.Namespace) -> int:
         args,
     )
     return 0
+
+
+def _refuse_repeated_files(files: List[str]) -> None:
+    """The same counts file given twice (under any name) would be added twice: refused."""
+    seen: Dict[Tuple[int, int], str] = {}
+    for name in files:
+        try:
+            info = os.stat(name)
+        except OSError:
+            continue  # reading it says what is wrong
+        first = seen.get((info.st_dev, info.st_ino))
+        if first is not None:
+            same = f"given twice (as {first} and {name})" if first != name else "given twice"
+            raise PureBPEError(f"{name}: {same}; its counts would be added twice")
+        seen[(info.st_dev, info.st_ino)] = name

@@ -29,7 +29,10 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Encode a UTF-8 text file (or stdin) to token ids with a trained tokenizer. Ids go "
             "to stdout as text, or to OUTPUT as text, .npy or raw uint16/uint32 (.bin) for "
-            "training pipelines. The file is streamed: memory does not grow with its size."
+            "training pipelines. The file is streamed: memory does not grow with its size, "
+            "except with a custom-pattern tokenizer (trained with --pattern): no cut is known to "
+            "be safe for an arbitrary pattern, so the text between two special tokens is held "
+            "whole (about 30 bytes of memory per input byte)."
         ),
     )
     parser.add_argument("--tokenizer", required=True, metavar="DIR", help="a saved model (any format)")
