@@ -69,6 +69,8 @@ _ENDING_SIGNALS: Dict[int, str] = {signal.SIGTERM: "terminated", signal.SIGHUP: 
 #: An error message longer than this is cut (quoted input is cut where it is quoted; this
 #: is the net under every other message).
 MESSAGE_CHARS = 500
+#: The access-mode bits of a descriptor's flags (``os.O_ACCMODE``, which PyPy lacks).
+_ACCESS_MODE = getattr(os, "O_ACCMODE", 3)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -127,7 +129,7 @@ def guard_standard_streams() -> None:
         closed_at_start = getattr(sys, name) is None  # Python found the descriptor closed
         try:
             os.fstat(fd)
-            if fd and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY:
+            if fd and fcntl.fcntl(fd, fcntl.F_GETFL) & _ACCESS_MODE == os.O_RDONLY:
                 # A descriptor left open for reading where stdout or stderr should be (a
                 # shell wrapper's own script, after 2>&-): writing it fails, so it is closed.
                 closed_at_start = True
