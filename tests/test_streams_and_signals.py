@@ -136,7 +136,7 @@ def limited(kind: int, soft: int) -> Any:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="address-space limits as Linux sets them")
 def test_counting_dev_zero_under_a_memory_limit_is_one_line(work: Path) -> None:
-    limit = 1 << 30 if sys.implementation.name == "cpython" else 3 << 30
+    limit = 512 << 20  # enough to start either interpreter, soon exhausted by the zeros
     result = subprocess.run([sys.executable, "-m", "purebpe", "count", "/dev/zero", "--progress", "none",
                              "-o", "zero.gz"], cwd=work, env=env(), capture_output=True, timeout=300,
                             preexec_fn=limited(resource.RLIMIT_AS, limit))
