@@ -57,7 +57,9 @@ STALE_SECONDS = 3600
 #: How many symbolic links an output path may go through (Linux's own limit).
 _MAX_LINKS = 40
 #: Paths that name an open descriptor, not a file: written in place, never renamed over.
-_DESCRIPTOR = re.compile(r"^/(?:dev/(?:stdin|stdout|stderr|fd/\d+)|proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd/\d+)$")
+_DESCRIPTOR = re.compile(
+    r"^/(?:dev/(?:stdin|stdout|stderr|fd/\d+)|proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd/\d+)$"
+)
 
 #: The files this process last put in place, in order (the most recent ones only): the
 #: CLI's interrupted message says what a command wrote before the interruption.

@@ -1,6 +1,7 @@
 """Mistakes a caller makes (issue 24, "Weaker"): a type mistake is a TypeError with one clear
 sentence, a value mistake a PureBPEError; the command line refuses adding one counts file
 twice and summarises long lists of inputs."""
+
 from __future__ import annotations
 
 import os
@@ -64,8 +65,14 @@ def test_no_scalar_is_taken_for_a_count_of_processes(value: Any) -> None:
 # --------------------------------------------------------------------------------------
 def cli(args: List[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
-    return subprocess.run([sys.executable, "-m", "purebpe", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "purebpe", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_merging_one_counts_file_twice_is_refused(tmp_path: Path) -> None:
@@ -89,10 +96,13 @@ def test_a_summary_of_two_thousand_inputs_is_one_short_line(tmp_path: Path) -> N
     result = cli(["count", *names[:9], "--progress", "none", "-o", "c.gz"], tmp_path)
     assert result.returncode == 0, result.stderr[-500:]
     (line,) = result.stdout.strip().splitlines()
-    assert line.startswith("counted shard-0000.txt, shard-0001.txt, shard-0002.txt and 6 more files "
-                           "(9 in all): 36 words")
+    assert line.startswith(
+        "counted shard-0000.txt, shard-0001.txt, shard-0002.txt and 6 more files (9 in all): 36 words"
+    )
 
 
 def test_encode_help_says_what_a_custom_pattern_holds() -> None:
     result = cli(["encode", "--help"], Path.cwd())
-    assert "memory does not grow with its size, except with a custom-pattern tokenizer" in " ".join(result.stdout.split())
+    assert "memory does not grow with its size, except with a custom-pattern tokenizer" in " ".join(
+        result.stdout.split()
+    )

@@ -1,6 +1,7 @@
 """Readers and writers of one directory at the same time (issue 24, item 4): a load while
 another process saves either model into the directory gives one of the two models, whole,
 never a mix of one's vocabulary and the other's merges or special tokens."""
+
 from __future__ import annotations
 
 import os
@@ -56,8 +57,11 @@ def test_a_load_beside_a_saving_process_gives_one_whole_model(format: str, tmp_p
     }
     assert expected["big"] != expected["small"]
     directory = tmp_path / "shared"
-    writer = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(directory), format, str(tmp_path / "big")],
-                              env=child_env(), stdout=subprocess.PIPE)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", SAVE_LOOP, str(directory), format, str(tmp_path / "big")],
+        env=child_env(),
+        stdout=subprocess.PIPE,
+    )
     seen: Dict[str, int] = {"big": 0, "small": 0}
     wrong: List[str] = []
     try:
@@ -77,8 +81,10 @@ def test_a_load_beside_a_saving_process_gives_one_whole_model(format: str, tmp_p
             elif model == SMALL:
                 seen["small"] += 1
             else:
-                wrong.append(f"a mixed model: {len(model.vocab)} tokens, {len(model.merges)} merges, "
-                             f"special tokens {model.special_tokens[:3]}")
+                wrong.append(
+                    f"a mixed model: {len(model.vocab)} tokens, {len(model.merges)} merges, "
+                    f"special tokens {model.special_tokens[:3]}"
+                )
             ids = model.tokenizer().encode(SAMPLE + EOT, allowed_special="all")
             if ids not in expected.values():
                 wrong.append(f"wrong ids {ids[:10]}")

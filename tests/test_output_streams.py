@@ -1,6 +1,7 @@
 """Outputs that are not plain files (pipes, FIFOs, devices, descriptors, symbolic links) and
 ids files that lie about themselves: written as streams or refused in one line, never
 renamed over, never a silently wrong file (issue 24, items 1, 2, 9 and the output paths)."""
+
 from __future__ import annotations
 
 import ast
@@ -86,7 +87,9 @@ def test_npy_to_a_fifo_is_refused_and_to_a_redirected_stdout_is_whole(work: Path
         with open(work / "redirected.npy", "wb") as redirected:
             result = cli(ENCODE_NPY + output, work, stdout=redirected)
         assert result.returncode == 0, result.stderr
-        assert npy_length((work / "redirected.npy").read_bytes()) == len(purebpe.load(work / "model").tokenizer().encode(TEXT))
+        assert npy_length((work / "redirected.npy").read_bytes()) == len(
+            purebpe.load(work / "model").tokenizer().encode(TEXT)
+        )
     with open(work / "redirected.npy", "ab") as appended:  # >>: the header could not be rewritten
         one_line_error(cli(ENCODE_NPY, work, stdout=appended), "a .npy output must be a file")
 
@@ -98,8 +101,11 @@ def test_a_truncated_or_extended_npy_is_refused(work: Path) -> None:
     assert cli(ENCODE_NPY + ["-o", "ids.npy"], work).returncode == 0
     data = (work / "ids.npy").read_bytes()
     length = npy_length(data)
-    for name, changed in (("cut.npy", data[: len(data) - 2 * (length // 2)]), ("cut1.npy", data[:-2]),
-                          ("long.npy", data + b"\x01\x00")):
+    for name, changed in (
+        ("cut.npy", data[: len(data) - 2 * (length // 2)]),
+        ("cut1.npy", data[:-2]),
+        ("long.npy", data + b"\x01\x00"),
+    ):
         (work / name).write_bytes(changed)
         result = cli(["decode", "--tokenizer", "model", name], work)
         one_line_error(result, f"{name}: the .npy header records {length} ids but the file holds")
@@ -178,11 +184,16 @@ def test_a_symlink_loop_is_refused_before_any_work(work: Path) -> None:
     (work / "bad.txt").write_bytes(b"fine text\n" * 1000 + b"\xff")
     os.symlink("loop-b", work / "loop-a")
     os.symlink("loop-a", work / "loop-b")
-    for args in (["count", "bad.txt", "-o", "loop-a"], ["train", "bad.txt", "-o", "loop-a"],
-                 ["encode", "--tokenizer", "model", "bad.txt", "-o", "loop-a"]):
+    for args in (
+        ["count", "bad.txt", "-o", "loop-a"],
+        ["train", "bad.txt", "-o", "loop-a"],
+        ["encode", "--tokenizer", "model", "bad.txt", "-o", "loop-a"],
+    ):
         one_line_error(cli(args + ["--progress", "none"], work), "loop-a: a loop of symbolic links")
-    one_line_error(cli(["export", "--tokenizer", "model", "--format", "hf", "-o", "loop-a"], work),
-                   "loop-a: a loop of symbolic links")
+    one_line_error(
+        cli(["export", "--tokenizer", "model", "--format", "hf", "-o", "loop-a"], work),
+        "loop-a: a loop of symbolic links",
+    )
 
 
 def test_a_dangling_symlink_output_directory_creates_its_target(work: Path) -> None:
@@ -193,8 +204,10 @@ def test_a_dangling_symlink_output_directory_creates_its_target(work: Path) -> N
     (work / "a_file").write_text("x")
     os.symlink("a_file/below", work / "dangling_below_a_file")
     (work / "bad.txt").write_bytes(b"fine text\n" * 1000 + b"\xff")
-    one_line_error(cli(["train", "bad.txt", "--progress", "none", "-o", "dangling_below_a_file"], work),
-                   "a_file is not a directory")
+    one_line_error(
+        cli(["train", "bad.txt", "--progress", "none", "-o", "dangling_below_a_file"], work),
+        "a_file is not a directory",
+    )
 
 
 def test_an_overwritten_file_keeps_its_mode(tmp_path: Path) -> None:
@@ -204,7 +217,9 @@ def test_an_overwritten_file_keeps_its_mode(tmp_path: Path) -> None:
         for name in ("vocab.json", "merges.txt"):
             (target / name).chmod(mode)
         BPEModel.from_merges([(b"a", b"b")]).save(target, "gpt2")
-        assert {stat.S_IMODE((target / name).stat().st_mode) for name in ("vocab.json", "merges.txt")} == {mode}
+        assert {stat.S_IMODE((target / name).stat().st_mode) for name in ("vocab.json", "merges.txt")} == {
+            mode
+        }
 
 
 def test_a_save_never_changes_the_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,9 +246,14 @@ BAD_WORDS = [b"+104", b"1_05", b"-0", b"0x1f", b"1e3", b"\xd9\xa1", b"12a", b"--
 
 
 @settings(max_examples=60)
-@given(ids=st.lists(st.integers(0, 300), max_size=30), bad=st.lists(st.sampled_from(BAD_WORDS), min_size=1, max_size=3),
-       at=st.integers(0, 30))
-def test_text_ids_are_plain_digits_and_the_first_bad_word_is_blamed(ids: List[int], bad: List[bytes], at: int) -> None:
+@given(
+    ids=st.lists(st.integers(0, 300), max_size=30),
+    bad=st.lists(st.sampled_from(BAD_WORDS), min_size=1, max_size=3),
+    at=st.integers(0, 30),
+)
+def test_text_ids_are_plain_digits_and_the_first_bad_word_is_blamed(
+    ids: List[int], bad: List[bytes], at: int
+) -> None:
     words = [str(i).encode() for i in ids]
     at = min(at, len(words))
     data = b" ".join(words[:at] + bad + words[at:])
@@ -241,4 +261,6 @@ def test_text_ids_are_plain_digits_and_the_first_bad_word_is_blamed(ids: List[in
         for _ in _io.read_ids(BytesIO(data), "ids.txt", "text", "uint16"):
             pass
     assert str(caught.value).startswith(f"ids.txt: {bad[0]!r} is not a token id")
-    assert [i for batch in _io.read_ids(BytesIO(b" ".join(words)), "ids.txt", "text", "uint16") for i in batch] == ids
+    assert [
+        i for batch in _io.read_ids(BytesIO(b" ".join(words)), "ids.txt", "text", "uint16") for i in batch
+    ] == ids

@@ -1,6 +1,7 @@
 """Odd standard streams, hang-ups and exhausted resources (issue 24, "Weaker"): one clear line,
 the right exit status, nothing lost or left behind. Real shells close the descriptors, real
 signals are sent, real limits are set."""
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,14 @@ def env() -> Dict[str, str]:
 
 def shell(command: str, cwd: Path, **kwargs: Any) -> "subprocess.CompletedProcess[bytes]":
     """``command`` run by sh, with ``$PY`` the interpreter under test."""
-    return subprocess.run(["sh", "-c", command], cwd=cwd, env=dict(env(), PY=sys.executable),
-                          capture_output=True, timeout=120, **kwargs)
+    return subprocess.run(
+        ["sh", "-c", command],
+        cwd=cwd,
+        env=dict(env(), PY=sys.executable),
+        capture_output=True,
+        timeout=120,
+        **kwargs,
+    )
 
 
 def assert_one_line(err: bytes, message: str) -> None:
@@ -57,7 +64,10 @@ def test_a_closed_stdout_after_a_save_loses_nothing(work: Path) -> None:
     result = shell('"$PY" -m purebpe count t.txt -o closed-out.gz --progress none >&-', work)
     assert result.returncode == 0, result.stderr
     assert purebpe.WordCounts.load(work / "closed-out.gz").total() == 50 * 10
-    for command in ('"$PY" -m purebpe encode --tokenizer model t.txt >&-', '"$PY" -m purebpe count t.txt -o - >&-'):
+    for command in (
+        '"$PY" -m purebpe encode --tokenizer model t.txt >&-',
+        '"$PY" -m purebpe count t.txt -o - >&-',
+    ):
         result = shell(command, work)
         assert result.returncode == 2
         assert_one_line(result.stderr, "<stdout>: standard output is closed")
@@ -75,9 +85,13 @@ def test_a_file_name_that_is_not_utf8_is_printed_as_it_is(work: Path) -> None:
     name = b"\xff\xfe-corpus.txt"
     with open(os.path.join(os.fsencode(work), name), "wb") as f:
         f.write(TEXT.encode())
-    result = subprocess.run([sys.executable, "-m", "purebpe", "count", os.fsdecode(name), "-o", "bytes.gz",
-                             "--progress", "none"], cwd=work, env=dict(env(), PYTHONIOENCODING="utf-8"),
-                            capture_output=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "purebpe", "count", os.fsdecode(name), "-o", "bytes.gz", "--progress", "none"],
+        cwd=work,
+        env=dict(env(), PYTHONIOENCODING="utf-8"),
+        capture_output=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(b"counted " + name + b": 10 words")
     assert (work / "bytes.gz").is_file()
@@ -90,15 +104,32 @@ def test_sighup_ends_a_count_leaving_nothing_behind(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(TEXT * 400_000, encoding="utf-8")
     (tmp_path / "scratch").mkdir()
-    run = subprocess.Popen([sys.executable, "-m", "purebpe", "count", str(corpus), "--processes", "2",
-                            "--progress", "none", "-o", str(tmp_path / "c.tsv.gz")],
-                           env=dict(env(), TMPDIR=str(tmp_path / "scratch")),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "purebpe",
+            "count",
+            str(corpus),
+            "--processes",
+            "2",
+            "--progress",
+            "none",
+            "-o",
+            str(tmp_path / "c.tsv.gz"),
+        ],
+        env=dict(env(), TMPDIR=str(tmp_path / "scratch")),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     # Once the scratch directory exists the workers are counting. (Not merely any file:
     # Python's tempfile probes the directory with a file of its own first.)
-    while (not list((tmp_path / "scratch").glob("purebpe-counts-*")) and time.monotonic() < deadline
-           and run.poll() is None):
+    while (
+        not list((tmp_path / "scratch").glob("purebpe-counts-*"))
+        and time.monotonic() < deadline
+        and run.poll() is None
+    ):
         time.sleep(0.02)
     time.sleep(0.2)
     run.send_signal(signal.SIGHUP)
@@ -112,11 +143,29 @@ def test_sighup_ends_a_count_leaving_nothing_behind(tmp_path: Path) -> None:
 def test_sighup_during_an_encode_to_a_file_removes_its_temporary(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text(TEXT * 200_000, encoding="utf-8")
     BPEModel.from_merges([(b"o", b"v")]).save(tmp_path / "model")
-    run = subprocess.Popen([sys.executable, "-m", "purebpe", "encode", "--tokenizer", "model", "big.txt",
-                            "-o", "ids.npy", "--progress", "none"], cwd=tmp_path, env=env(),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "purebpe",
+            "encode",
+            "--tokenizer",
+            "model",
+            "big.txt",
+            "-o",
+            "ids.npy",
+            "--progress",
+            "none",
+        ],
+        cwd=tmp_path,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
-    while not [p for p in tmp_path.iterdir() if p.name.startswith(".ids.npy.")] and time.monotonic() < deadline:
+    while (
+        not [p for p in tmp_path.iterdir() if p.name.startswith(".ids.npy.")] and time.monotonic() < deadline
+    ):
         time.sleep(0.02)
     run.send_signal(signal.SIGHUP)
     _, err = run.communicate(timeout=60)
@@ -137,18 +186,40 @@ def limited(kind: int, soft: int) -> Any:
 @pytest.mark.skipif(sys.platform != "linux", reason="address-space limits as Linux sets them")
 def test_counting_dev_zero_under_a_memory_limit_is_one_line(work: Path) -> None:
     limit = 512 << 20  # enough to start either interpreter, soon exhausted by the zeros
-    result = subprocess.run([sys.executable, "-m", "purebpe", "count", "/dev/zero", "--progress", "none",
-                             "-o", "zero.gz"], cwd=work, env=env(), capture_output=True, timeout=300,
-                            preexec_fn=limited(resource.RLIMIT_AS, limit))
+    result = subprocess.run(
+        [sys.executable, "-m", "purebpe", "count", "/dev/zero", "--progress", "none", "-o", "zero.gz"],
+        cwd=work,
+        env=env(),
+        capture_output=True,
+        timeout=300,
+        preexec_fn=limited(resource.RLIMIT_AS, limit),
+    )
     assert result.returncode == 2
     assert_one_line(result.stderr, "out of memory")
     assert not (work / "zero.gz").exists()
 
 
 def test_too_few_file_descriptors_for_two_processes_is_one_line(work: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "purebpe", "count", "t.txt", "--processes", "2",
-                             "--progress", "none", "-o", "fds.gz"], cwd=work, env=env(), capture_output=True,
-                            timeout=120, preexec_fn=limited(resource.RLIMIT_NOFILE, 10))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "purebpe",
+            "count",
+            "t.txt",
+            "--processes",
+            "2",
+            "--progress",
+            "none",
+            "-o",
+            "fds.gz",
+        ],
+        cwd=work,
+        env=env(),
+        capture_output=True,
+        timeout=120,
+        preexec_fn=limited(resource.RLIMIT_NOFILE, 10),
+    )
     if result.returncode == 0:  # the interpreter fitted in 10 descriptors after all: fine, but then whole
         assert purebpe.WordCounts.load(work / "fds.gz").total() == 50 * 10
         return
@@ -162,15 +233,26 @@ def test_json_nested_absurdly_deep_is_one_line_in_every_loader(tmp_path: Path, d
     files: List[str] = ["purebpe.json", "tokenizer.json", "vocab.json", "tokenizer.tiktoken.json"]
     for name in files:
         directory = tmp_path / name
-        BPEModel.from_merges([(b"a", b"b")]).save(directory, {"purebpe.json": "purebpe", "tokenizer.json": "hf",
-                                                             "vocab.json": "gpt2",
-                                                             "tokenizer.tiktoken.json": "tiktoken"}[name])
+        BPEModel.from_merges([(b"a", b"b")]).save(
+            directory,
+            {
+                "purebpe.json": "purebpe",
+                "tokenizer.json": "hf",
+                "vocab.json": "gpt2",
+                "tokenizer.tiktoken.json": "tiktoken",
+            }[name],
+        )
         text = '{"format": "purebpe", "x": ' + deep + "}" if name == "purebpe.json" else deep
         (directory / name).write_text(text)
         with pytest.raises(purebpe.PureBPEError, match="nested too deeply|not a"):
             purebpe.load(directory)
-        result = subprocess.run([sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(directory)],
-                                input=b"ab", env=env(), capture_output=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(directory)],
+            input=b"ab",
+            env=env(),
+            capture_output=True,
+            timeout=60,
+        )
         assert result.returncode == 2
         assert_one_line(result.stderr, name)
     counts = tmp_path / "c.tsv.gz"
@@ -185,14 +267,27 @@ def test_an_error_about_a_huge_line_quotes_a_few_dozen_characters(tmp_path: Path
     BPEModel.from_merges([(b"a", b"b")]).save(tmp_path, "gpt2")
     with open(tmp_path / "merges.txt", "a") as f:
         f.write("x" * 2_000_000 + "\n")
-    (tmp_path / "merges.txt").write_text((tmp_path / "merges.txt").read_text().replace(
-        (tmp_path / "merges.txt").read_text().splitlines()[0], "#version: 0.2"))
-    result = subprocess.run([sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(tmp_path)],
-                            input=b"ab", env=env(), capture_output=True, timeout=60)
+    (tmp_path / "merges.txt").write_text(
+        (tmp_path / "merges.txt")
+        .read_text()
+        .replace((tmp_path / "merges.txt").read_text().splitlines()[0], "#version: 0.2")
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(tmp_path)],
+        input=b"ab",
+        env=env(),
+        capture_output=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert_one_line(result.stderr, "merges.txt, line 3: expected 'left right'")
     assert len(result.stderr) < 300
     (tmp_path / "ids.txt").write_bytes(b"1 2 " + b"9" * 3_000_000 + b"x")
-    result = subprocess.run([sys.executable, "-m", "purebpe", "decode", "--tokenizer", str(tmp_path), "ids.txt"],
-                            cwd=tmp_path, env=env(), capture_output=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "purebpe", "decode", "--tokenizer", str(tmp_path), "ids.txt"],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and len(result.stderr) < 300, result.stderr[:300]

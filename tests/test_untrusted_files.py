@@ -1,6 +1,7 @@
 """A tokenizer file is untrusted input (issue 24, items 6, 7, 8, 10): a hostile pattern, a
 vocabulary of duplicates, one enormous token or one enormous id costs a bounded time and
 memory and ends in one line naming the file, never in minutes of work or gigabytes."""
+
 from __future__ import annotations
 
 import base64
@@ -34,8 +35,13 @@ def test_a_stored_pattern_that_backtracks_forever_fails_in_one_line_naming_the_f
     pytest.importorskip("regex")  # custom patterns need the optional regex package
     BPEModel.from_merges([(b"a", b"a")], [], Pattern(HOSTILE)).save(tmp_path, format)
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(tmp_path),
-                             "--progress", "none"], input=b"a" * 40 + b"!", env=env(), capture_output=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(tmp_path), "--progress", "none"],
+        input=b"a" * 40 + b"!",
+        env=env(),
+        capture_output=True,
+        timeout=120,
+    )
     assert time.monotonic() - started < 60, "the regex work was not bounded"
     assert result.returncode == 2, result.stderr
     err = result.stderr.decode()
@@ -49,9 +55,11 @@ def test_every_use_of_a_pattern_is_bounded() -> None:
     pattern = HOSTILE
     hostile_text = "a" * 36 + "!"
     model = BPEModel.from_merges([], [], Pattern(pattern, origin="stored.json"))
-    for run in (lambda: model.tokenizer().encode(hostile_text),
-                lambda: purebpe.count_from_iterator([hostile_text], pretokenizer=Pattern(pattern)),
-                lambda: purebpe.train_from_iterator([hostile_text], 300, pretokenizer=Pattern(pattern))):
+    for run in (
+        lambda: model.tokenizer().encode(hostile_text),
+        lambda: purebpe.count_from_iterator([hostile_text], pretokenizer=Pattern(pattern)),
+        lambda: purebpe.train_from_iterator([hostile_text], 300, pretokenizer=Pattern(pattern)),
+    ):
         started = time.monotonic()
         with pytest.raises(PureBPEError, match="gave up after"):
             run()
@@ -73,8 +81,15 @@ def duplicates_file(directory: Path, copies: int) -> Path:
     vocab = {str(b): encode_token(bytes([b])) for b in range(256)}
     vocab.update({str(256 + i): "aa" for i in range(copies)})
     vocab[str(256 + copies)] = "aaaa"
-    document = {"format": "purebpe", "version": 1, "semantics": "", "pretokenizer": "gpt2", "vocab": vocab,
-                "merges": [["a", "a"], ["aa", "aa"]], "special_tokens": {}}
+    document = {
+        "format": "purebpe",
+        "version": 1,
+        "semantics": "",
+        "pretokenizer": "gpt2",
+        "vocab": vocab,
+        "merges": [["a", "a"], ["aa", "aa"]],
+        "special_tokens": {},
+    }
     directory.mkdir()
     (directory / "purebpe.json").write_text(json.dumps(document))
     return directory / "purebpe.json"
@@ -83,7 +98,9 @@ def duplicates_file(directory: Path, copies: int) -> Path:
 def test_duplicate_tokens_that_would_blow_up_the_merge_table_are_refused_at_load(tmp_path: Path) -> None:
     path = duplicates_file(tmp_path / "hostile", 20_000)
     started = time.monotonic()
-    with pytest.raises(PureBPEError, match=r"purebpe.json: merge 1 \(b'aa', b'aa'\) joins tokens held by 20000"):
+    with pytest.raises(
+        PureBPEError, match=r"purebpe.json: merge 1 \(b'aa', b'aa'\) joins tokens held by 20000"
+    ):
         purebpe.load(path)
     vocab = {b: bytes([b]) for b in range(256)}
     vocab.update({256 + i: b"aa" for i in range(20_000)})

@@ -97,4 +97,5 @@ def describe_files(files: Sequence[str]) -> str:
     """
     if len(files) <= NAMED_FILES + 1:
         return ", ".join(files)
-    return f"{', '.join(files[:NAMED_FILES])} and {len(files) - NAMED_FILES:,} more files ({len(files):,} in all)"
+    named = ", ".join(files[:NAMED_FILES])
+    return f"{named} and {len(files) - NAMED_FILES:,} more files ({len(files):,} in all)"

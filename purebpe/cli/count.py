@@ -33,7 +33,8 @@ def add_parser(subparsers: Any) -> None:
         help="FILES are counts files saved by 'purebpe count': add them up into one",
     )
     parser.add_argument(
-        "-o", "--output", default="counts.tsv.gz", metavar="FILE", help="(default: counts.tsv.gz; - for stdout)"
+        "-o", "--output", default="counts.tsv.gz", metavar="FILE",
+        help="(default: counts.tsv.gz; - for stdout)",
     )
     parser.set_defaults(func=run)
 

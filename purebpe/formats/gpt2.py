@@ -122,7 +122,9 @@ def _read_pair(
         if not needed.is_file():
             raise PureBPEError(f"{needed}: no such file (GPT-2 format needs vocab.json and merges.txt)")
 
-    def parse(contents: List[bytes]) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[int], Pretokenizer]:
+    def parse(
+        contents: List[bytes],
+    ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[int], Pretokenizer]:
         vocab_data, merges_data = contents
         vocab, literal_ids = _read_vocab(vocab_file, vocab_data)
         merges, pretokenizer, vocab_digest = _read_merges(merges_file, merges_data)

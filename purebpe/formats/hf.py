@@ -154,13 +154,16 @@ def _read(document: Any, origin: str = "") -> BPEModel:
         if model.get(option) not in neutral:
             raise PureBPEError(f"model option {option}={excerpt(model[option])} is not supported by purebpe")
     if document.get("normalizer") is not None:
-        raise PureBPEError(f"normalizer {excerpt(document['normalizer'].get('type'))} is not supported by purebpe")
+        kind = excerpt(document["normalizer"].get("type"))
+        raise PureBPEError(f"normalizer {kind} is not supported by purebpe")
     pretokenizer = _pretokenizer_name(document.get("pre_tokenizer"), origin)
 
     vocab: Dict[int, bytes] = {}
     for key, tid in model["vocab"].items():
         if not is_id(tid) or tid in vocab:
-            raise PureBPEError(f"model vocab gives token {excerpt(key)} the id {excerpt(tid)} (not a new int >= 0)")
+            raise PureBPEError(
+                f"model vocab gives token {excerpt(key)} the id {excerpt(tid)} (not a new int >= 0)"
+            )
         vocab[tid] = decode_token(key)
     merges: List[Tuple[bytes, bytes]] = []
     for rank, merge in enumerate(model["merges"]):
@@ -175,7 +178,10 @@ def _read(document: Any, origin: str = "") -> BPEModel:
         if not is_id(tid) or not isinstance(content, str):
             raise PureBPEError(f"added token {excerpt(added)} is not {{\"id\": int >= 0, \"content\": str}}")
         if tid in vocab and vocab[tid] != content.encode("utf-8"):
-            raise PureBPEError(f"added token {excerpt(content)} has id {tid}, which the model vocab gives to {excerpt(vocab[tid])}")
+            raise PureBPEError(
+                f"added token {excerpt(content)} has id {tid}, which the model vocab gives to "
+                f"{excerpt(vocab[tid])}"
+            )
         vocab[tid] = content.encode("utf-8")
         special_ids.append(tid)
     return assemble(vocab, merges, special_ids, pretokenizer)

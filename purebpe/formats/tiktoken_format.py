@@ -186,7 +186,9 @@ def load(path: Path) -> BPEModel:
     vocab = {rank: token for token, rank in ranks.items()}
     for text, tid in specials.items():
         if tid in vocab:
-            raise PureBPEError(f"{sidecar_path}: special token {excerpt(text)} has id {tid}, a rank in {ranks_path.name}")
+            raise PureBPEError(
+                f"{sidecar_path}: special token {excerpt(text)} has id {tid}, a rank in {ranks_path.name}"
+            )
         vocab[tid] = literal_token(text, sidecar_path)
     try:
         merges = recover_merges(ranks)
@@ -212,7 +214,9 @@ def _read_pair(ranks_path: Path, sidecar_path: Path) -> Tuple[Dict[bytes, int], 
             raise MismatchedFiles(_mismatch(ranks_path, sidecar_path))
         specials = document.get("special_tokens", {})
         if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
-            raise PureBPEError(f"{sidecar_path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})")
+            raise PureBPEError(
+                f"{sidecar_path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})"
+            )
         pretokenizer = pretokenizer_from_json(document.get("pretokenizer", "gpt2"), str(sidecar_path))
         return read_ranks(ranks_path, ranks_data), pretokenizer, specials
 
