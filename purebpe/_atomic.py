@@ -111,7 +111,9 @@ def read_together(paths: Sequence[Path], parse: Callable[[List[bytes]], T]) -> T
             # since, and no save under way. (A save loop can offer the same mix twice, and
             # a replaced file's inode number and timestamp can repeat.)
             alike = alike + 1 if contents == previous else 0
-            at_rest = alike >= _READS_AT_REST and not _changed(paths, seen) and not _save_in_progress(paths)
+            # The temporaries first: a save that renames one after this look changes a file,
+            # which the identities, looked at next, show.
+            at_rest = alike >= _READS_AT_REST and not _save_in_progress(paths) and not _changed(paths, seen)
             if at_rest or attempt == READ_ATTEMPTS - 1:
                 raise
             previous = contents
@@ -145,9 +147,14 @@ def _save_in_progress(paths: Sequence[Path]) -> bool:
 
 
 def _is_locked(path: str) -> bool:
-    """Whether a writer holds ``path``'s lock (without ``flock``: whether it is young)."""
+    """Whether a writer holds ``path``'s lock (without ``flock``: whether it is young).
+
+    A temporary that vanished since it was listed was just renamed into place: held too.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return True
     except OSError:
         return False
     try:
