@@ -214,7 +214,7 @@ def atomic_file(path: PathLike) -> Iterator[BinaryIO]:
     given = Path(path)
     target, in_place = resolve_output(given)
     if in_place:
-        with _named_errors(target, given), open(target, "wb") as direct:
+        with _named_errors(target, given), _open_in_place(target) as direct:
             yield direct
         return
     with _named_errors(target, given):
@@ -256,7 +256,7 @@ def write_files(files: Sequence[Tuple[PathLike, bytes]]) -> List[Path]:
         for (target, in_place), name, (_, data) in zip(targets, given, files):
             with _named_errors(target, name):
                 if in_place:
-                    with open(target, "wb") as direct:
+                    with _open_in_place(target) as direct:
                         direct.write(data)
                 else:
                     os.replace(next(pending)[0], target)
@@ -269,6 +269,25 @@ def write_files(files: Sequence[Tuple[PathLike, bytes]]) -> List[Path]:
         for _tmp, opened in temps:
             opened.close()  # after the renames: each lock is held until its file is in place
     return given
+
+
+#: This process's own descriptors by name: ``/dev/stdout`` is 1, ``/dev/fd/N`` and
+#: ``/proc/self/fd/N`` are N.
+_OWN_DESCRIPTOR = re.compile(
+    r"^/(?:dev/(std(?:in|out|err))|dev/fd/(\d+)|proc/(?:self|thread-self)/fd/(\d+))$"
+)
+
+
+def _open_in_place(target: Path) -> BinaryIO:
+    """A stream writing ``target`` where it is: one of this process's descriptors is used as
+    it is (never reopened: that would truncate a ``>>`` file), anything else opened."""
+    match = _OWN_DESCRIPTOR.match(os.path.abspath(target))
+    if match is None:
+        return open(target, "wb")
+    name, number, proc_number = match.groups()
+    fd = {"stdin": 0, "stdout": 1, "stderr": 2}[name] if name else int(number or proc_number)
+    stream: BinaryIO = os.fdopen(os.dup(fd), "wb")
+    return stream
 
 
 def write_bytes(path: PathLike, data: bytes) -> Path:

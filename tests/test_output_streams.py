@@ -139,6 +139,17 @@ def test_stdout_by_name_redirected_to_a_file_is_written_not_replaced(work: Path,
         assert written.split() == (work / "ids.txt").read_bytes().split()
 
 
+def test_stdout_by_name_appended_to_keeps_what_the_file_held(work: Path) -> None:
+    """``-o /dev/stdout >> log`` writes through the descriptor: reopening it would truncate."""
+    (work / "log.txt").write_text("what was there\n")
+    for output in ("/dev/stdout", "/dev/fd/1"):
+        with open(work / "log.txt", "ab") as appended:
+            result = cli(COMMANDS["encode"] + ["-o", output], work, stdout=appended)
+        assert result.returncode == 0, result.stderr
+    lines = (work / "log.txt").read_text().splitlines()
+    assert lines[0] == "what was there" and len(lines) == 3 and lines[1] == lines[2]
+
+
 @pytest.mark.parametrize("path", ["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/proc/self/fd/2"])
 def test_devices_and_descriptors_are_written_in_place(path: str) -> None:
     assert atomic.resolve_output(path) == (Path(path), True)

@@ -197,7 +197,8 @@ def check_npy_output(out: BinaryIO, name: str) -> None:
     if not seekable:
         raise PureBPEError(
             f"{name}: a .npy output must be a file (its header records the number of ids, "
-            "written at the end), not a pipe; write to a file, or use --format bin"
+            "written at the end), not a pipe or a file opened for appending; write to a file, "
+            "or use --format bin"
         )
 
 
