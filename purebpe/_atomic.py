@@ -9,8 +9,21 @@ only then are they renamed, in the order given. Formats put first the file that 
 a digest of the others (:func:`digest`), so a crash between two renames leaves a new
 first file beside an old partner, which the loader refuses as a mismatched pair.
 
-Temporary files are named ``.{target}.purebpe-{pid}-{random}.tmp``; a save first removes
-those of its directory whose process is gone (left by a SIGKILL), and never others.
+What is renamed over (:func:`resolve_output`): only a regular file, or nothing. A path that
+is (or links to) a device, a FIFO or a socket, or that names a descriptor
+(``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``), is written in place as a stream.
+A symbolic link is followed: ``-o link`` replaces the file the link points to, in that
+file's directory, and the link stays; a dangling link creates its target; a link loop is
+refused. A replaced file keeps its permission bits; a new one gets ``0o666`` less the
+umask, applied by the kernel (the process umask is never changed).
+
+Temporary files are named ``.{target}.purebpe-{pid}-h{origin}-{random}.tmp``, where origin
+is a digest of the host name and PID namespace. The writer holds an exclusive advisory lock
+(``flock``) on its temporary until it is renamed. A save removes a temporary of its
+directory only if nobody holds its lock and either it is older than
+:data:`STALE_SECONDS`, or it was written from this host and PID namespace by a process
+that no longer runs (a SIGKILL). A live run in another container or on another host
+therefore never loses its temporary: it holds the lock, or its file is young.
 """
 from __future__ import annotations
 
@@ -18,18 +31,35 @@ import errno
 import hashlib
 import os
 import re
+import secrets
+import socket
 import stat
-import tempfile
+import time
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Deque, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, BinaryIO, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from .errors import PureBPEError
 
-PathLike = Union[str, "os.PathLike[str]"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: staleness by age alone
+    fcntl = None  # type: ignore[assignment]
 
-_TEMP_NAME = re.compile(r"^\..+\.purebpe-(\d+)-[^.]*\.tmp$")
+PathLike = Union[str, "os.PathLike[str]"]
+T = TypeVar("T")
+
+_TEMP_NAME = re.compile(r"^\..+\.purebpe-(\d+)-(?:h([0-9a-f]{8})-)?[^.]*\.tmp$")
+#: A temporary nobody holds the lock of is stale after this many seconds without a write,
+#: whoever wrote it (a temporary being written is touched by every write).
+STALE_SECONDS = 3600
+#: How many symbolic links an output path may go through (Linux's own limit).
+_MAX_LINKS = 40
+#: Paths that name an open descriptor, not a file: written in place, never renamed over.
+_DESCRIPTOR = re.compile(
+    r"^/(?:dev/(?:stdin|stdout|stderr|fd/\d+)|proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd/\d+)$"
+)
 
 #: The files this process last put in place, in order (the most recent ones only): the
 #: CLI's interrupted message says what a command wrote before the interruption.
@@ -46,6 +76,132 @@ def file_digest(path: Path) -> str:
     return digest(path.read_bytes())
 
 
+class MismatchedFiles(PureBPEError):
+    """Files of one output whose records say they were not saved together."""
+
+
+#: How often :func:`read_together` reads again files that changed while it read them.
+READ_ATTEMPTS = 50
+#: Mismatched files read alike this many more times (10 ms apart) are not being saved.
+_READS_AT_REST = 3
+
+
+def read_together(paths: Sequence[Path], parse: Callable[[List[bytes]], T]) -> T:
+    """``parse`` of the contents of ``paths``, each read once, as a consistent set.
+
+    ``parse`` checks what it was given (a digest one file records of another) and raises
+    :class:`MismatchedFiles` if the set is not one save's. If a file was replaced while
+    it was read (a save running beside this load), they are read again, a few times;
+    if none changed, the files were mixed by hand (or a save crashed), and the error
+    stands at once. A parse never sees bytes of a second read of the same file.
+    """
+    previous: List[bytes] = []
+    alike = 0  # how many reads in a row found these same contents
+    for attempt in range(READ_ATTEMPTS):
+        contents: List[bytes] = []
+        seen: List[Tuple[int, ...]] = []
+        for path in paths:
+            with open(path, "rb") as f:
+                seen.append(_identity(os.fstat(f.fileno())))
+                contents.append(f.read())
+        try:
+            return parse(contents)
+        except MismatchedFiles:
+            # At rest means: read alike several times over tens of milliseconds, unchanged
+            # since, and no save under way. (A save loop can offer the same mix twice, and
+            # a replaced file's inode number and timestamp can repeat.)
+            alike = alike + 1 if contents == previous else 0
+            # The temporaries first: a save that renames one after this look changes a file,
+            # which the identities, looked at next, show.
+            at_rest = alike >= _READS_AT_REST and not _save_in_progress(paths) and not _changed(paths, seen)
+            if at_rest or attempt == READ_ATTEMPTS - 1:
+                raise
+            previous = contents
+            time.sleep(0.01)  # let the save finish its renames
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _changed(paths: Sequence[Path], seen: Sequence[Tuple[int, ...]]) -> bool:
+    """Whether any of ``paths`` is no longer the file that was read."""
+    for path, identity in zip(paths, seen):
+        try:
+            if _identity(os.stat(path)) != identity:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _save_in_progress(paths: Sequence[Path]) -> bool:
+    """Whether a save of one of ``paths`` is under way: a temporary of it exists, locked."""
+    for path in paths:
+        prefix = f".{path.name}.purebpe-"
+        try:
+            names = os.listdir(path.parent)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(prefix) and _TEMP_NAME.match(name) and _is_locked(str(path.parent / name)):
+                return True
+    return False
+
+
+def _is_locked(path: str) -> bool:
+    """Whether a writer holds ``path``'s lock (without ``flock``: whether it is young).
+
+    A temporary that vanished since it was listed was just renamed into place: held too.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        if fcntl is None:  # pragma: no cover
+            return time.time() - os.fstat(fd).st_mtime < STALE_SECONDS
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        return False
+    finally:
+        os.close(fd)
+
+
+def _identity(info: "os.stat_result") -> Tuple[int, ...]:
+    """What changes when a file is replaced or rewritten."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def resolve_output(path: PathLike) -> Tuple[Path, bool]:
+    """``(where to write, whether to write it in place as a stream)`` for an output path.
+
+    Symbolic links are followed to the file they name (a loop is refused); a device, FIFO
+    or socket, or a path naming a descriptor (``/dev/stdout``), is written in place.
+
+    >>> resolve_output("/dev/null")
+    (PosixPath('/dev/null'), True)
+    """
+    given = Path(path)
+    current = given
+    for _ in range(_MAX_LINKS):
+        if _DESCRIPTOR.match(os.path.abspath(current)):
+            return current, True
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return current, False
+        except OSError as exc:
+            if exc.errno == errno.ENOTDIR:
+                return current, False  # an ancestor is a file: the ancestor check says so
+            raise PureBPEError(f"{given}: cannot use it as an output ({exc.strerror})") from None
+        if not stat.S_ISLNK(mode):
+            return current, not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+        current = current.parent / os.readlink(current)
+    raise PureBPEError(f"{given}: a loop of symbolic links (more than {_MAX_LINKS} links)")
+
+
 @contextmanager
 def atomic_file(path: PathLike) -> Iterator[BinaryIO]:
     """A binary file open for writing that appears at ``path`` only if the block succeeds.
@@ -55,21 +211,22 @@ def atomic_file(path: PathLike) -> Iterator[BinaryIO]:
     ``path`` that is a device or a pipe (``/dev/null``, ``/dev/full``) is written directly.
     Write errors name ``path``, never the temporary file.
     """
-    target = Path(path)
-    if _is_special_file(target):
-        with _named_errors(target), open(target, "wb") as direct:
+    given = Path(path)
+    target, in_place = resolve_output(given)
+    if in_place:
+        with _named_errors(target, given), _open_in_place(target) as direct:
             yield direct
         return
-    with _named_errors(target):
+    with _named_errors(target, given):
         fd, tmp = _temporary(target)
     try:
-        with _named_errors(target):
+        with _named_errors(target, given):
             with os.fdopen(fd, "w+b") as f:
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, target)
-        written.append(target)
+                os.replace(tmp, target)  # before the close: the lock is held until then
+        written.append(given)
     except BaseException:
         _unlink_quietly(tmp)
         raise
@@ -81,26 +238,56 @@ def write_files(files: Sequence[Tuple[PathLike, bytes]]) -> List[Path]:
     All temporaries are written and synced before the first rename, so an error while
     writing (a full disk) leaves every target as it was; then they are renamed in order.
     """
-    targets = [Path(path) for path, _ in files]
-    temps: List[str] = []
+    given = [Path(path) for path, _ in files]
+    targets = [resolve_output(path) for path in given]
+    temps: List[Tuple[str, IO[bytes]]] = []
     try:
-        for target, (_, data) in zip(targets, files):
-            with _named_errors(target):
+        for (target, in_place), name, (_, data) in zip(targets, given, files):
+            if in_place:
+                continue
+            with _named_errors(target, name):
                 fd, tmp = _temporary(target)
-                temps.append(tmp)
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                    f.flush()
-                    os.fsync(f.fileno())
-        for target, tmp in zip(targets, temps):
-            with _named_errors(target):
-                os.replace(tmp, target)
-            written.append(target)
+                temp_file: IO[bytes] = os.fdopen(fd, "wb")
+                temps.append((tmp, temp_file))
+                temp_file.write(data)
+                temp_file.flush()
+                os.fsync(temp_file.fileno())
+        pending = iter(temps)
+        for (target, in_place), name, (_, data) in zip(targets, given, files):
+            with _named_errors(target, name):
+                if in_place:
+                    with _open_in_place(target) as direct:
+                        direct.write(data)
+                else:
+                    os.replace(next(pending)[0], target)
+            written.append(name)
     except BaseException:
-        for tmp in temps:
+        for tmp, _f in temps:
             _unlink_quietly(tmp)
         raise
-    return targets
+    finally:
+        for _tmp, opened in temps:
+            opened.close()  # after the renames: each lock is held until its file is in place
+    return given
+
+
+#: This process's own descriptors by name: ``/dev/stdout`` is 1, ``/dev/fd/N`` and
+#: ``/proc/self/fd/N`` are N.
+_OWN_DESCRIPTOR = re.compile(
+    r"^/(?:dev/(std(?:in|out|err))|dev/fd/(\d+)|proc/(?:self|thread-self)/fd/(\d+))$"
+)
+
+
+def _open_in_place(target: Path) -> BinaryIO:
+    """A stream writing ``target`` where it is: one of this process's descriptors is used as
+    it is (never reopened: that would truncate a ``>>`` file), anything else opened."""
+    match = _OWN_DESCRIPTOR.match(os.path.abspath(target))
+    if match is None:
+        return open(target, "wb")
+    name, number, proc_number = match.groups()
+    fd = {"stdin": 0, "stdout": 1, "stderr": 2}[name] if name else int(number or proc_number)
+    stream: BinaryIO = os.fdopen(os.dup(fd), "wb")
+    return stream
 
 
 def write_bytes(path: PathLike, data: bytes) -> Path:
@@ -117,8 +304,9 @@ def make_output_dir(directory: PathLike) -> Path:
     """Create ``directory`` (and parents) unless it exists; refuse a path that is a file."""
     out = Path(directory)
     check_output_dir(out)
-    with _named_errors(out):
-        out.mkdir(parents=True, exist_ok=True)
+    target, _ = resolve_output(out)
+    with _named_errors(target, out):
+        target.mkdir(parents=True, exist_ok=True)
     return out
 
 
@@ -126,72 +314,133 @@ def check_output_dir(directory: PathLike) -> Path:
     """Refuse, before any work, a directory that cannot be created or written into.
 
     The rule for every command: missing directories are created (at save time), an
-    existing one must be writable; nothing is created here.
+    existing one must be writable; nothing is created here. A symbolic link is followed
+    (a dangling one: its target will be created; a loop is refused).
     """
     out = Path(directory)
-    if out.exists() and not out.is_dir():
+    target, _ = resolve_output(out)
+    if target.exists() and not target.is_dir():
         raise PureBPEError(f"{out}: output path exists and is not a directory")
-    _check_writable_ancestor(out)
+    _check_writable_ancestor(target, out)
     return out
 
 
 def check_output_file(path: PathLike) -> Path:
     """Refuse, before any work, an output file that could not be written at the end.
 
-    An existing file is replaced; a directory is refused; missing parent directories
-    are created when the file is written.
+    An existing file is replaced (through a symbolic link: the file it points to); a
+    directory is refused; missing parent directories are created when the file is
+    written; a device or pipe is written in place.
     """
-    target = Path(path)
+    given = Path(path)
+    target, in_place = resolve_output(given)
     if target.is_dir():
-        raise PureBPEError(f"{target}: output path is a directory")
-    if _is_special_file(target):
+        raise PureBPEError(f"{given}: output path is a directory")
+    if in_place:
         if not os.access(target, os.W_OK):
-            raise PureBPEError(f"{target}: not writable")
-        return target
-    _check_writable_ancestor(target.parent, target)
-    return target
+            raise PureBPEError(f"{given}: not writable")
+        return given
+    _check_writable_ancestor(target.parent, given)
+    return given
 
 
-def remove_stale_temporaries(directory: Path) -> List[Path]:
-    """Delete this module's temporaries in ``directory`` whose process no longer runs."""
+def remove_stale_temporaries(directory: Path, now: Optional[float] = None) -> List[Path]:
+    """Delete this module's stale temporaries in ``directory`` (the rule: module docstring)."""
     removed: List[Path] = []
     try:
         names = os.listdir(directory)
     except OSError:
         return removed
+    now = time.time() if now is None else now
     for name in names:
         match = _TEMP_NAME.match(name)
-        if match and not process_alive(int(match.group(1))):
+        if match and _is_stale(str(directory / name), int(match.group(1)), match.group(2), now):
             if _unlink_quietly(str(directory / name)):
                 removed.append(directory / name)
     return removed
 
 
+def _is_stale(path: str, pid: int, origin: Optional[str], now: float) -> bool:
+    """Nobody holds its lock, and it is old or its writer here is gone."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False  # a live writer holds it, wherever it runs
+        if now - os.fstat(fd).st_mtime > STALE_SECONDS:
+            return True
+        return origin == _origin() and not process_alive(pid)
+    finally:
+        os.close(fd)  # releases the probe's lock
+
+
+_origin_cache: List[str] = []
+
+
+def _origin() -> str:
+    """A digest of this host's name and PID namespace: where a pid means this process."""
+    if not _origin_cache:
+        try:
+            namespace = os.readlink("/proc/self/ns/pid")
+        except OSError:
+            namespace = ""
+        _origin_cache.append(hashlib.sha256(f"{socket.gethostname()}\0{namespace}".encode()).hexdigest()[:8])
+    return _origin_cache[0]
+
+
 def _temporary(target: Path) -> Tuple[int, str]:
-    """A new temporary file beside ``target``: its descriptor and path."""
+    """A new temporary file beside ``target``, locked: its descriptor and path.
+
+    Created with mode ``0o666`` (the kernel applies the umask), or with the mode of the
+    file it will replace.
+    """
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)  # the rule for every output: create missing directories
     remove_stale_temporaries(directory)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.purebpe-{os.getpid()}-", suffix=".tmp", dir=directory
-    )
-    # mkstemp creates the file private (0600); give it the usual permissions instead.
-    os.fchmod(fd, 0o666 & ~_umask())
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = str(directory / f".{target.name}.purebpe-{os.getpid()}-h{_origin()}-{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            mode = os.stat(target).st_mode
+        except OSError:
+            pass
+        else:
+            os.fchmod(fd, stat.S_IMODE(mode))  # an overwritten file keeps its permissions
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
     return fd, tmp
 
 
 @contextmanager
-def _named_errors(target: Path) -> Iterator[None]:
-    """Report an ``OSError`` of writing ``target`` (or its temporary) as one line naming it."""
+def _named_errors(target: Path, given: Optional[Path] = None) -> Iterator[None]:
+    """Report an ``OSError`` of writing ``target`` (or its temporary) as one line naming it.
+
+    The line names ``given``, the path the user gave (default: ``target``).
+    """
     try:
         yield
     except OSError as exc:
         if exc.filename is not None and Path(exc.filename).name.startswith(f".{target.name}."):
             pass  # the temporary file: name the target instead
-        elif exc.filename is not None and Path(exc.filename) not in (target, target.parent):
+        elif exc.filename is not None and Path(exc.filename) not in (target, target.parent, given):
             raise  # not about this output (e.g. reading an input inside the block)
         reason = exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
-        raise PureBPEError(f"{target}: cannot write ({reason})") from None
+        raise PureBPEError(f"{given or target}: cannot write ({reason})") from None
 
 
 def _check_writable_ancestor(path: Path, output: Optional[Path] = None) -> None:
@@ -219,15 +468,6 @@ def _read_only_fs(path: Path) -> bool:
         return False
 
 
-def _is_special_file(path: Path) -> bool:
-    """A device or a pipe: written in place (it cannot be renamed over)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISBLK(mode)
-
-
 def process_alive(pid: int) -> bool:
     """Whether process ``pid`` runs (this one always does)."""
     if pid == os.getpid():
@@ -247,9 +487,3 @@ def _unlink_quietly(path: str) -> bool:
     except OSError:
         return False
     return True
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

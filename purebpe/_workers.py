@@ -110,7 +110,10 @@ def stop_workers(pool: WorkerPool) -> None:
     The pool has not reaped its workers yet (it does so on shutdown), so their pids still
     name them: no other process can have taken one.
     """
-    for pid in pool.worker_pids():
+    # A worker spawned just before an error (EMFILE spawning the next one) may not have
+    # reported its pid yet: the pool's own table names it, and exit would wait for it forever.
+    spawned = list(getattr(pool, "_processes", None) or ())
+    for pid in set(pool.worker_pids()) | set(spawned):
         try:
             os.kill(pid, signal.SIGKILL)  # no handler of any kind runs, nothing is printed
         except ProcessLookupError:

@@ -36,7 +36,7 @@ from typing import (
 
 from ._atomic import PathLike
 from ._workers import WorkerPool, scratch_directory, stop_workers, worker_pool
-from .errors import PureBPEError
+from .errors import PureBPEError, check_int, check_iterable_of_texts
 from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
@@ -313,12 +313,8 @@ def _check_options(
 
 def check_processes(processes: Optional[int]) -> None:
     """``processes`` must be ``None`` (this machine's cores) or a positive int."""
-    if processes is None:
-        return
-    if isinstance(processes, bool) or not isinstance(processes, int):
-        raise TypeError(f"processes must be an int or None, not {type(processes).__name__}")
-    if processes < 1:
-        raise PureBPEError(f"processes must be at least 1, not {processes}")
+    if processes is not None:
+        check_int(processes, "processes", 1)
 
 
 def default_processes(processes: Optional[int], input_bytes: Optional[int]) -> int:
@@ -540,6 +536,7 @@ def count_from_iterator(
 
     Each string is pre-tokenized on its own (a word never spans two strings).
     """
+    check_iterable_of_texts(texts)
     specials = _check_options(special_tokens, pretokenizer, errors, processes)
     check_progress(progress)
 

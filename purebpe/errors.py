@@ -3,6 +3,23 @@ from __future__ import annotations
 
 from typing import Optional
 
+#: Quoted input in an error message is cut to about this many characters, so that an
+#: error about a 20 MB line is still one short line.
+EXCERPT_CHARS = 40
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(value)`` for an error message, a long ``str``/``bytes`` cut to ``limit`` characters.
+
+    >>> excerpt("x" * 100, 5)
+    "'xxxxx'... (100 characters)"
+    """
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"{value[:limit]!r}... ({len(value)} {unit})"
+    text = repr(value)
+    return text if len(text) <= 2 * limit else text[: 2 * limit] + "..."
+
 
 class PureBPEError(ValueError):
     """Base class of every error purebpe raises for bad input or bad arguments.
@@ -50,3 +67,41 @@ class UnknownTokenError(PureBPEError, KeyError):
 
     # KeyError's str() would quote the message; keep it one plain line.
     __str__ = ValueError.__str__
+
+
+def check_int(value: object, name: str, minimum: Optional[int] = None) -> None:
+    """A ``TypeError`` unless ``value`` is an int (not a bool, a float or a str), and a
+    :class:`PureBPEError` if it is below ``minimum``.
+
+    >>> check_int(2.5, "processes")
+    Traceback (most recent call last):
+    ...
+    TypeError: processes must be an int, not 2.5 (float)
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {excerpt(value)} ({type(value).__name__})")
+    if minimum is not None and value < minimum:
+        raise PureBPEError(f"{name} must be at least {minimum}, not {value}")
+
+
+def check_iterable_of_texts(texts: object, name: str = "texts") -> None:
+    """A ``TypeError`` for one ``str`` (or ``bytes``) where an iterable of texts is expected:
+    iterating it would give single characters.
+
+    >>> check_iterable_of_texts("hello")
+    Traceback (most recent call last):
+    ...
+    TypeError: texts must be an iterable of str, not one str (it would be read as 5 one-character texts); wrap it in a list: ['hello']
+    """
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(
+            f"{name} must be an iterable of str, not one {type(texts).__name__} (it would be read "
+            f"as {len(texts)} one-character texts); wrap it in a list: [{excerpt(texts)}]"
+        )
+
+
+def check_ids_argument(ids: object) -> None:
+    """A ``TypeError`` for ``str``/``bytes`` where token ids are expected (``decode(b"hi")``
+    would read the bytes' values as ids)."""
+    if isinstance(ids, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"ids must be an iterable of int token ids, not {type(ids).__name__} {excerpt(ids)}")

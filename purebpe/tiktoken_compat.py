@@ -33,12 +33,12 @@ import gzip
 import os
 import zlib
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import attr
 
 from .core import apply_merges, pack_pair
-from .errors import PureBPEError
+from .errors import PureBPEError, excerpt
 
 __all__ = [
     "ENCODINGS",
@@ -106,22 +106,25 @@ def official_encoding(name: str) -> OfficialEncoding:
         ) from None
 
 
-def read_ranks(path: Union[str, "os.PathLike[str]"]) -> Dict[bytes, int]:
+def read_ranks(path: Union[str, "os.PathLike[str]"], data: Optional[bytes] = None) -> Dict[bytes, int]:
     """``{token bytes: rank}`` from a ``.tiktoken`` file, plain or gzip-compressed (``.gz``).
 
     Reads what ``tiktoken.load.load_tiktoken_bpe`` reads; a malformed line raises
-    :class:`PureBPEError` naming the file and line.
+    :class:`PureBPEError` naming the file and line. ``data``, if given, is the file's
+    contents, already read (a loader that checks a digest of the very bytes it parses).
     """
     path = Path(path)
-    if not path.is_file():
+    if data is None and not path.is_file():
         raise PureBPEError(f"{path}: no such file")
-    opener = gzip.open if path.name.endswith(".gz") else open
     ranks: Dict[bytes, int] = {}
     number = 0
     try:
-        with opener(path, "rb") as f:
-            for number, line in enumerate(f, start=1):
-                _add_rank_line(ranks, line, path, number)
+        if data is None:
+            data = path.read_bytes()
+        if path.name.endswith(".gz"):
+            data = gzip.decompress(data)
+        for number, line in enumerate(data.splitlines(), start=1):
+            _add_rank_line(ranks, line, path, number)
     except (OSError, EOFError, zlib.error) as exc:
         raise PureBPEError(f"{path}, line {number + 1}: cannot read ({exc})") from None
     if len(set(ranks.values())) != len(ranks):
@@ -144,7 +147,7 @@ def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int
             f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
         ) from None
     if token in ranks or rank < 0:
-        raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
+        raise PureBPEError(f"{path}, line {number}: token {excerpt(token)} repeated or rank < 0")
     ranks[token] = rank
 
 
@@ -180,12 +183,20 @@ def concatenation_ranks(
     """tiktoken's merge rule as ``{packed (left, right): (rank, new id)}`` (module docstring).
 
     Every way of cutting each token in two where both halves are tokens is a pair that
-    merges into it, with the token's rank as the pair's priority. O(total token length).
+    merges into it, with the token's rank as the pair's priority. Only cuts leaving two
+    lengths some token has are tried, so one enormous token (a hostile file's 1 MB one)
+    costs one pass over it, not one per byte.
     """
     ranks: Dict[int, Tuple[int, int]] = {}
     get = rank_of.get
+    length_set = {len(token) for token in rank_of}
+    lengths = sorted(length_set)
     for rank, token in token_of_rank.items():
-        for cut in range(1, len(token)):
+        size = len(token)
+        cuts: Iterable[int] = range(1, size)
+        if size > len(lengths):  # a long token: only cuts into lengths that tokens have
+            cuts = [cut for cut in lengths if cut < size and size - cut in length_set]
+        for cut in cuts:
             left = get(token[:cut])
             if left is None:
                 continue

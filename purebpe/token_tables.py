@@ -18,7 +18,7 @@ from .core import pack_pair
 from .errors import PureBPEError
 from .specials import AllowedSpecial, DisallowedSpecial, check_special_tokens
 from .tiktoken_compat import concatenation_ranks
-from .vocab import special_text, unmerged_tokens
+from .vocab import check_pair_table, special_text, unmerged_tokens
 
 #: ``byte_ids[b]`` of a byte the vocab has no token for.
 NO_TOKEN = -1
@@ -151,6 +151,7 @@ def _merge_ranks(
     Where two ordinary tokens have the same bytes, the k-th merge making those bytes gets
     the k-th smallest of their ids.
     """
+    check_pair_table({token: len(ids) for token, ids in ids_of.items()}, merges)
     ranks: Dict[int, Tuple[int, int]] = {}
     made: Dict[bytes, int] = {}  # how many merges so far produced each byte string
     for rank, (left, right) in enumerate(merges):

@@ -50,7 +50,7 @@ from typing import (
 )
 
 from .core import apply_merges
-from .errors import PureBPEError, UnknownTokenError
+from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
@@ -71,6 +71,7 @@ from .tiktoken_compat import (
     tokens_starting_with,
 )
 from .token_tables import NO_TOKEN, TokenTables, merge_tables, rank_tables
+from .vocab import check_dense_ids
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -139,6 +140,8 @@ class Tokenizer:
             raise TypeError("Tokenizer() needs the merges with a vocab")
         else:
             tables = merge_tables(vocab, merges, special_tokens)
+        # The one guard of every constructor: the tables below are indexed by id.
+        check_dense_ids(tables.vocab, len(tables.vocab))
         self.pretokenizer = check_pretokenizer(pretokenizer)
         if not isinstance(name, str):
             raise PureBPEError(f"name must be a str, not {name!r}")
@@ -196,12 +199,16 @@ class Tokenizer:
         The result encodes like ``tiktoken.get_encoding(name)``, defaults included.
         """
         official = official_encoding(name)
-        return cls.from_ranks(
-            read_ranks(Path(path)),
-            official.special_tokens,
-            pretokenizer=official.pretokenizer if pretokenizer is None else pretokenizer,
-            name=name,
-        )
+        ranks = read_ranks(Path(path))
+        try:
+            return cls.from_ranks(
+                ranks,
+                official.special_tokens,
+                pretokenizer=official.pretokenizer if pretokenizer is None else pretokenizer,
+                name=name,
+            )
+        except PureBPEError as exc:
+            raise PureBPEError(f"{path}: {exc}") from None
 
     @property
     def merges(self) -> List[Tuple[bytes, bytes]]:
@@ -252,12 +259,15 @@ class Tokenizer:
         tokens); a list gives them explicitly (those missing from ``vocab.json`` get new ids).
         """
         vocab, merges, specials, pretokenizer = read_vocab_and_merges(vocab_path, merges_path)
-        return cls(
-            vocab,
-            merges,
-            specials if special_tokens is None else special_tokens,
-            pretokenizer=pretokenizer,
-        )
+        try:
+            return cls(
+                vocab,
+                merges,
+                specials if special_tokens is None else special_tokens,
+                pretokenizer=pretokenizer,
+            )
+        except PureBPEError as exc:
+            raise PureBPEError(f"{vocab_path} + {Path(merges_path).name}: {exc}") from None
 
     @property
     def vocab_size(self) -> int:
@@ -363,6 +373,7 @@ class Tokenizer:
     ) -> List[List[int]]:
         """:meth:`encode` of each text, in order (``num_threads`` is accepted and unused:
         pure Python encodes on one thread)."""
+        check_iterable_of_texts(texts)
         pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
         batch: List[List[int]] = []
         for index, text in enumerate(texts):
@@ -619,7 +630,10 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes the ids stand for; an id not in the vocab raises
         :class:`UnknownTokenError` (a ``PureBPEError`` and a ``KeyError``, as tiktoken)."""
-        id_list = ids if isinstance(ids, list) else list(ids)
+        if not isinstance(ids, list):
+            check_ids_argument(ids)
+            ids = list(ids)
+        id_list = ids
         table = self._id_to_bytes
         try:
             data = b"".join([table[i] for i in id_list])  # type: ignore[misc]

@@ -21,7 +21,7 @@ from typing import Iterable, Optional, Tuple
 import attrs
 
 from .core import check_limits
-from .errors import PureBPEError
+from .errors import PureBPEError, check_int
 from .model import BPEModel
 from .pretokenize import Pretokenizer
 from .progress import Progress, check_progress
@@ -57,6 +57,11 @@ class TrainingOptions:
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.vocab_size, int) or isinstance(self.vocab_size, bool):
             raise TypeError(f"vocab_size must be an int, not {self.vocab_size!r}")
+        check_int(self.min_frequency, "min_frequency")
+        if self.max_token_length is not None:
+            check_int(self.max_token_length, "max_token_length")
+        if self.processes is not None:
+            check_int(self.processes, "processes", 1)
         check_limits(self.min_frequency, self.max_token_length, self.tie_break)
         resolve_variant(self.variant)
         check_progress(self.progress)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Sequence, Set, Tuple
 
-from .errors import PureBPEError
+from .errors import PureBPEError, excerpt
 
 #: Ids may exceed twice the vocabulary's size by this much (:func:`check_dense_ids`).
 ID_SLACK = 1 << 20
@@ -35,6 +35,31 @@ def check_dense_ids(ids: Iterable[int], count: int) -> None:
         )
 
 
+#: A merge table may hold this many id pairs beyond four per merge (:func:`check_pair_table`).
+PAIR_SLACK = 1 << 20
+
+
+def check_pair_table(holders: Dict[bytes, int], merges: Sequence[Tuple[bytes, bytes]]) -> None:
+    """Refuse merges whose table of id pairs would be huge: tokens held by many ids.
+
+    ``holders`` counts the ids holding each token's bytes. The tokenizer keeps one entry
+    per pair of ids spelling a merge, so a token held by ``n`` ids merged with one held by
+    ``m`` ids costs ``n x m`` entries: a hostile file whose 20 000 ids all hold ``aa``,
+    with the merge ``(aa, aa)``, would cost 4 x 10**8. The rule: at most ``4 x merges +
+    2**20`` pairs in all (a real vocabulary holds a few duplicates, if any).
+    """
+    limit = 4 * len(merges) + PAIR_SLACK
+    total = 0
+    for rank, (left, right) in enumerate(merges):
+        total += holders.get(left, 0) * holders.get(right, 0)
+        if total > limit:
+            raise PureBPEError(
+                f"merge {rank} ({excerpt(left)}, {excerpt(right)}) joins tokens held by "
+                f"{holders.get(left, 0)} and {holders.get(right, 0)} ids: the merges would need "
+                f"over {limit} id pairs (at most 4 x merges + 2**20; duplicate tokens?)"
+            )
+
+
 def unmerged_tokens(vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]]) -> List[int]:
     """Ids of the tokens that are neither a single byte nor made by a merge, in id order."""
     made: Set[bytes] = {left + right for left, right in merges}
@@ -49,7 +74,11 @@ def check_model(
     A merge's halves must be ordinary tokens: a byte, made by a merge, or held by an id
     that is not a special token's (a special token is never part of a word).
     """
-    known = set(vocab.values())
+    holders: Dict[bytes, int] = {}
+    for token in vocab.values():
+        holders[token] = holders.get(token, 0) + 1
+    check_pair_table(holders, merges)
+    known = set(holders)
     missing = [b for b in range(256) if bytes([b]) not in known]
     if missing:
         raise PureBPEError(
@@ -61,7 +90,9 @@ def check_model(
     for rank, (left, right) in enumerate(merges):
         for part in (left, right, left + right):
             if part not in known:
-                raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) needs {part!r}, not in the vocab")
+                raise PureBPEError(
+                    f"merge {rank} ({excerpt(left)}, {excerpt(right)}) needs {excerpt(part)}, not in the vocab"
+                )
         for part in (left, right):
             if len(part) > 1 and part not in ordinary:
                 raise PureBPEError(
@@ -74,5 +105,5 @@ def special_text(token: bytes, tid: int) -> str:
     try:
         return token.decode("utf-8")
     except UnicodeDecodeError:
-        raise PureBPEError(f"token {tid} ({token!r}) is made by no merge and is not UTF-8") from None
+        raise PureBPEError(f"token {tid} ({excerpt(token)}) is made by no merge and is not UTF-8") from None
 

@@ -17,7 +17,7 @@ import attr
 
 from ._atomic import PathLike, write_bytes
 from .bytemap import decode_token, encode_token
-from .errors import PureBPEError
+from .errors import PureBPEError, excerpt
 from .pretokenize import Pretokenizer, pretokenizer_from_json, pretokenizer_to_json
 from .specials import check_special_tokens
 
@@ -161,7 +161,7 @@ def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
     """The checked header of a counts file: its special tokens and pre-tokenizer."""
     try:
         header = json.loads(first[2:]) if first.startswith("# ") else None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested absurdly deep
         header = None
     if (
         not isinstance(header, dict)
@@ -171,7 +171,7 @@ def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
         raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
     specials = header["special_tokens"]
     if not isinstance(specials, list):
-        raise PureBPEError(f"{path}, line 1: special_tokens {specials!r} is not a list of strings")
+        raise PureBPEError(f"{path}, line 1: special_tokens {excerpt(specials)} is not a list of strings")
     try:
         header["special_tokens"] = check_special_tokens(specials)
     except PureBPEError as exc:

@@ -194,13 +194,55 @@ def test_sigkill_at_any_instant_never_leaves_a_wrong_model(format: str, tmp_path
 def test_only_stale_temporaries_of_our_own_naming_are_removed(tmp_path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = tmp_path / f".purebpe.json.purebpe-{dead.pid}-x1y2.tmp"
-    live = tmp_path / f".purebpe.json.purebpe-{os.getppid()}-a1b2.tmp"  # a running process
+    here = atomic._origin()
+    stale = tmp_path / f".purebpe.json.purebpe-{dead.pid}-h{here}-x1y2.tmp"  # ours, its writer gone
+    live = tmp_path / f".purebpe.json.purebpe-{os.getppid()}-h{here}-a1b2.tmp"  # a running process
+    elsewhere = tmp_path / f".purebpe.json.purebpe-{dead.pid}-h00000000-c3d4.tmp"  # another host's, young
+    old_elsewhere = tmp_path / f".purebpe.json.purebpe-{dead.pid}-h00000000-e5f6.tmp"  # ... and old
     other = tmp_path / f".purebpe.json.{dead.pid}.tmp"  # another tool's naming
-    for path in (stale, live, other):
+    for path in (stale, live, elsewhere, old_elsewhere, other):
         path.write_text("partial")
+    long_ago = time.time() - atomic.STALE_SECONDS - 60
+    os.utime(old_elsewhere, (long_ago, long_ago))
     OLD.save(tmp_path)
-    assert not stale.exists() and live.exists() and other.exists()
+    assert not stale.exists() and not old_elsewhere.exists()
+    assert live.exists() and elsewhere.exists() and other.exists()
+
+
+# A writer whose pid means nothing here (another PID namespace or host): it names its
+# temporary with a pid that does not run here, and its file is made to look old.
+FOREIGN_WRITER = """
+import os, sys
+from purebpe import _atomic
+os.getpid = lambda: int(sys.argv[2])
+_atomic._origin_cache[:] = ["0" * 8]
+with _atomic.atomic_file(sys.argv[1]) as f:
+    f.write(b"first half ")
+    f.flush()
+    print("writing", flush=True)
+    sys.stdin.readline()
+    f.write(b"second half")
+"""
+
+
+def test_a_live_temporary_of_another_pid_namespace_is_never_removed(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    writer = subprocess.Popen([sys.executable, "-c", FOREIGN_WRITER, str(tmp_path / "out.bin"), str(dead.pid)],
+                              env=child_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert writer.stdout is not None and writer.stdin is not None
+    assert writer.stdout.readline() == b"writing\n"
+    (temporary,) = [p for p in tmp_path.iterdir() if p.name.startswith(".out.bin.purebpe-")]
+    long_ago = time.time() - atomic.STALE_SECONDS - 60
+    os.utime(temporary, (long_ago, long_ago))
+    for _ in range(3):  # saves beside it, as another container's run would make
+        OLD.save(tmp_path)
+        atomic.write_bytes(tmp_path / "other.bin", b"x")
+    assert temporary.exists(), "a live run's temporary was removed: its lock was not honoured"
+    writer.stdin.write(b"go\n")
+    writer.stdin.close()
+    assert writer.wait(timeout=30) == 0
+    assert (tmp_path / "out.bin").read_bytes() == b"first half second half"
 
 
 # --------------------------------------------------------------------------------------

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import errno
+import fcntl
 import importlib
 import os
 import signal
 import sys
 import threading
-from typing import Any, Optional, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Dict, Optional, Sequence
 
 from .._atomic import written
+from ._io import CLOSED_STREAMS
 from ..errors import PureBPEError
 
 # Subcommand modules, in the order ``purebpe --help`` lists them.
@@ -54,15 +57,30 @@ _WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 class Terminated(BaseException):
-    """Raised in the main thread when the process receives SIGTERM."""
+    """Raised in the main thread when the process receives SIGTERM or SIGHUP."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that end a run as SIGTERM does (outputs cleaned up, workers stopped), and
+#: what the last message calls them.
+_ENDING_SIGNALS: Dict[int, str] = {signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
+#: An error message longer than this is cut (quoted input is cut where it is quoted; this
+#: is the net under every other message).
+MESSAGE_CHARS = 500
+#: The access-mode bits of a descriptor's flags (``os.O_ACCMODE``, which PyPy lacks).
+_ACCESS_MODE = getattr(os, "O_ACCMODE", 3)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one command; returns the exit status (0, 2 for bad input, 130/143 interrupted)."""
+    guard_standard_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     written.clear()
-    previous_handler = _raise_on_sigterm()
+    previous_handlers = _raise_on_ending_signals()
     try:
         status: int = args.func(args)
         sys.stdout.flush()
@@ -70,37 +88,88 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # The reader went away (``| head``): what it wanted it got; end quietly.
         _discard_stdout()
         return 128 + signal.SIGPIPE
-    except (PureBPEError, OSError) as exc:
+    except (PureBPEError, OSError, MemoryError, RecursionError, BrokenProcessPool) as exc:
         if isinstance(exc, PureBPEError):
             message = str(exc)
+        elif isinstance(exc, MemoryError):
+            message = "out of memory (the input, or a limit such as ulimit -v, is too large for this run)"
+        elif isinstance(exc, RecursionError):
+            message = "input nested too deeply to process"
+        elif isinstance(exc, BrokenProcessPool):
+            message = "a worker process died (out of memory, or killed); run again with fewer --processes"
+        elif exc.errno in (errno.EMFILE, errno.ENFILE):
+            message = "too many open files (the limit is ulimit -n); run with fewer --processes or raise it"
         elif exc.filename is None and exc.errno in _WRITE_ERRNOS:  # writing stdout: /dev/full
             message = f"<stdout>: cannot write ({exc.strerror or exc})"
             _discard_stdout()
         else:
             message = _describe_os_error(exc)
-        print(f"purebpe: error: {message}", file=sys.stderr)
+        print(f"purebpe: error: {_cut_message(message)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"purebpe: interrupted; {_outputs_written()}", file=sys.stderr)
         return 130
-    except Terminated:
-        print(f"purebpe: terminated; {_outputs_written()}", file=sys.stderr)
-        return 128 + signal.SIGTERM
+    except Terminated as ended:
+        print(f"purebpe: {_ENDING_SIGNALS[ended.signum]}; {_outputs_written()}", file=sys.stderr)
+        return 128 + ended.signum
     finally:
-        if previous_handler is not None:
-            signal.signal(signal.SIGTERM, previous_handler)
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
     return status
 
 
-def _raise_on_sigterm() -> Any:
-    """Turn SIGTERM into :class:`Terminated` (so worker pools are torn down); the old handler."""
+def guard_standard_streams() -> None:
+    """Make closed standard streams harmless: /dev/null holds their descriptors.
+
+    Otherwise the first file opened would get descriptor 1 (say) and receive what is
+    printed. Python leaves ``sys.stdout`` None for a closed stdout; it becomes a stream
+    on /dev/null, and :data:`CLOSED_STREAMS` remembers it, so that a command that must
+    write its data there says so in one line, and a summary line is dropped quietly.
+    """
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        closed_at_start = getattr(sys, name) is None  # Python found the descriptor closed
+        try:
+            os.fstat(fd)
+            if fd and fcntl.fcntl(fd, fcntl.F_GETFL) & _ACCESS_MODE == os.O_RDONLY:
+                # A descriptor left open for reading where stdout or stderr should be (a
+                # shell wrapper's own script, after 2>&-): writing it fails, so it is closed.
+                closed_at_start = True
+        except OSError:
+            closed_at_start = True
+            devnull = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+        if closed_at_start:
+            # The descriptor may since belong to a file an import opened: never use it.
+            setattr(sys, name, open(os.devnull, "r" if fd == 0 else "w"))
+            CLOSED_STREAMS.add(name)
+    # File names are bytes on Linux: one that is not UTF-8 is printed as it is.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="surrogateescape")
+            except (ValueError, OSError):  # pragma: no cover - a replaced stream
+                pass
+
+
+def _cut_message(message: str) -> str:
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    return f"{message[:MESSAGE_CHARS]}... ({len(message):,} characters)"
+
+
+def _raise_on_ending_signals() -> Dict[int, Any]:
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` (so worker pools are torn down and
+    temporaries removed); the old handlers."""
 
     def terminate(signum: int, frame: Any) -> None:
-        raise Terminated()
+        raise Terminated(signum)
 
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, terminate)
+        return {}
+    return {signum: signal.signal(signum, terminate) for signum in _ENDING_SIGNALS}
 
 
 def _outputs_written() -> str:

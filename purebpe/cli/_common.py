@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
@@ -119,7 +119,7 @@ def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
     """The pre-tokenizer ``--pretokenizer`` names (default: gpt2), or the ``--pattern``."""
     pattern: Optional[str] = args.pattern
     if pattern is not None:
-        return Pattern(pattern)
+        return Pattern(pattern, origin="--pattern")
     return str(args.pretokenizer or "gpt2")
 
 
@@ -140,18 +140,27 @@ def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
             doc_cap=args.doc_cap,
         )
         counts = count(args.files, args.special_token, **options, **layout)
-        return counts, source_name(args.files) + skipped_note(counts.skipped)
+        return counts, describe_files(args.files) + skipped_note(counts.skipped)
     texts = default_corpus()
     if args.max_chars is not None or args.doc_cap is not None:
         texts = [text for text, _ in capped(((t, True) for t in texts), args.doc_cap, args.max_chars)]
     return count_from_iterator(texts, args.special_token, **options), DEFAULT_CORPUS
 
 
-def source_name(files: List[str]) -> str:
-    """FILES for a summary line: all of a few, or the first ones and how many more."""
-    if len(files) <= 3:
+#: A summary names this many input files; the rest are counted.
+NAMED_FILES = 3
+
+
+def describe_files(files: Sequence[str]) -> str:
+    """The input files for a summary line: a few names, then how many more.
+
+    >>> describe_files(["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"])
+    'a.txt, b.txt, c.txt and 2 more files (5 in all)'
+    """
+    if len(files) <= NAMED_FILES + 1:
         return ", ".join(files)
-    return f"{', '.join(files[:3])} and {len(files) - 3} more"
+    named = ", ".join(files[:NAMED_FILES])
+    return f"{named} and {len(files) - NAMED_FILES:,} more files ({len(files):,} in all)"
 
 
 def skipped_note(skipped: int) -> str:

@@ -20,7 +20,7 @@ from typing import BinaryIO, Dict, List, Optional
 
 from .._atomic import write_text
 from ..errors import PureBPEError
-from ._io import DTYPES, _npy_header
+from ._io import DTYPES, _npy_header, check_npy_output
 
 #: The sidecar's format tag.
 SIDECAR_FORMAT = "purebpe-ids-1"
@@ -69,10 +69,12 @@ def read_sidecar(path: str) -> Optional[Dict[str, object]]:
 class IdsWriter:
     """Ids written to one open stream as text, ``.npy`` or raw ``.bin``."""
 
-    def __init__(self, out: BinaryIO, format: str, dtype: str) -> None:
-        if format == "npy" and not out.seekable():
-            raise PureBPEError(".npy needs a seekable output (its header records the length); use --format bin for a pipe")
+    def __init__(self, out: BinaryIO, format: str, dtype: str, name: str = "output") -> None:
+        if format == "npy":
+            check_npy_output(out, name)
         self.out = out
+        #: Where the ``.npy`` header starts (an output given as a descriptor may hold bytes).
+        self.start = out.tell() if format == "npy" else 0
         self.format = format
         self.dtype = dtype
         self.count = 0
@@ -99,7 +101,7 @@ class IdsWriter:
         if self.format == "text":
             self.out.write(b"\n")
         elif self.format == "npy":
-            self.out.seek(0)
+            self.out.seek(self.start)
             self.out.write(_npy_header(DTYPES[self.dtype][1], self.count))
             self.out.seek(0, os.SEEK_END)
         return self.count

@@ -13,16 +13,17 @@ from __future__ import annotations
 import argparse
 import ast
 import codecs
+import fcntl
 import os
 import struct
 import sys
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .._atomic import atomic_file, check_output_file
-from ..errors import InputError, PureBPEError
+from ..errors import InputError, PureBPEError, excerpt
 from ..progress import Bar
 
 BLOCK_BYTES = 1 << 20
@@ -36,6 +37,9 @@ NPY_MAGIC = b"\x93NUMPY"
 #: Total size of the .npy header we write: room for any length, a multiple of 64.
 NPY_HEADER_BYTES = 128
 FORMATS = ("text", "npy", "bin")
+#: The standard streams that were closed when the command started (``<&-``, ``>&-``):
+#: filled by :func:`purebpe.cli.guard_standard_streams`.
+CLOSED_STREAMS: Set[str] = set()
 
 
 def add_format_arguments(parser: argparse.ArgumentParser, what: str) -> None:
@@ -78,6 +82,8 @@ def is_std(path: Optional[str]) -> bool:
 def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[int]]]:
     """``(binary stream, name, size or None)`` for FILE, or stdin for ``-``/nothing."""
     if is_std(path):
+        if "stdin" in CLOSED_STREAMS:
+            raise PureBPEError("<stdin>: standard input is closed; give a FILE to read")
         yield sys.stdin.buffer, "<stdin>", None
         return
     assert path is not None
@@ -90,7 +96,10 @@ def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[in
 
 def check_output(path: Optional[str]) -> None:
     """Refuse at once an OUTPUT file that could not be written at the end (stdout is fine)."""
-    if not is_std(path):
+    if is_std(path):
+        if "stdout" in CLOSED_STREAMS:
+            raise PureBPEError("<stdout>: standard output is closed; give -o FILE to write")
+    else:
         assert path is not None
         check_output_file(path)
 
@@ -99,6 +108,8 @@ def check_output(path: Optional[str]) -> None:
 def atomic_output(path: Optional[str]) -> Iterator[BinaryIO]:
     """A binary stream to ``path``, renamed into place on success; stdout for ``-``/nothing."""
     if is_std(path):
+        if "stdout" in CLOSED_STREAMS:
+            raise PureBPEError("<stdout>: standard output is closed; give -o FILE to write")
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
@@ -152,7 +163,10 @@ def write_ids(out: BinaryIO, ids: Iterable[int], format: str, dtype: str) -> int
     if format == "text":
         return _write_text_ids(out, ids)
     typecode, descr = DTYPES[dtype]
+    start = 0
     if format == "npy":
+        # The header records the length, known only at the end: it is rewritten then.
+        start = out.tell()
         out.write(_npy_header(descr, 0))
     count = 0
     for batch in batches(ids):
@@ -162,10 +176,30 @@ def write_ids(out: BinaryIO, ids: Iterable[int], format: str, dtype: str) -> int
         out.write(values.tobytes())
         count += len(batch)
     if format == "npy":
-        out.seek(0)
+        out.seek(start)
         out.write(_npy_header(descr, count))
         out.seek(0, os.SEEK_END)
     return count
+
+
+def check_npy_output(out: BinaryIO, name: str) -> None:
+    """Refuse, before any ids are written, a ``.npy`` output that cannot be rewound.
+
+    The ``.npy`` header records the number of ids, known only at the end, so the header is
+    rewritten then; a pipe cannot be rewound (``--format bin`` can be streamed).
+    """
+    try:
+        seekable = out.seekable() and out.tell() >= 0
+        # Opened for appending (``>>``), every write goes to the end, the header's too.
+        seekable = seekable and not fcntl.fcntl(out.fileno(), fcntl.F_GETFL) & os.O_APPEND
+    except (OSError, ValueError, AttributeError):
+        seekable = False
+    if not seekable:
+        raise PureBPEError(
+            f"{name}: a .npy output must be a file (its header records the number of ids, "
+            "written at the end), not a pipe or a file opened for appending; write to a file, "
+            "or use --format bin"
+        )
 
 
 def _write_text_ids(out: BinaryIO, ids: Iterable[int]) -> int:
@@ -190,11 +224,12 @@ def read_ids(stream: BinaryIO, source: str, format: str, dtype: str) -> Iterator
     """Batches of the ids stored in ``stream`` (text, npy or bin)."""
     if format == "text":
         return _read_text_ids(stream, source)
+    length: Optional[int] = None
     if format == "npy":
-        typecode = _read_npy_header(stream, source)
+        typecode, length = _read_npy_header(stream, source)
     else:
         typecode = DTYPES[dtype][0]
-    return _read_binary_ids(stream, source, typecode)
+    return _read_binary_ids(stream, source, typecode, length)
 
 
 def _read_text_ids(stream: BinaryIO, source: str) -> Iterator[List[int]]:
@@ -205,22 +240,33 @@ def _read_text_ids(stream: BinaryIO, source: str) -> Iterator[List[int]]:
         words = data.split()
         # A number may continue in the next block unless the block ended in whitespace.
         carry = words.pop() if block and words and not data[-1:].isspace() else b""
-        try:
-            yield [int(word) for word in words]
-        except ValueError:
+        if not all(map(bytes.isdigit, words)):
+            # Only plain ASCII digits: int() would also take "+104", "1_05" and "-0".
             bad = next(w for w in words if not w.isdigit())
-            raise PureBPEError(f"{source}: {bad[:40]!r} is not a token id") from None
+            raise PureBPEError(f"{source}: {excerpt(bad)} is not a token id (digits 0-9 only)")
+        yield [int(word) for word in words]
         if not block:
             return
 
 
-def _read_binary_ids(stream: BinaryIO, source: str, typecode: str) -> Iterator[List[int]]:
+def _read_binary_ids(
+    stream: BinaryIO, source: str, typecode: str, length: Optional[int] = None
+) -> Iterator[List[int]]:
+    """Batches of raw ids; ``length``, if given (a ``.npy`` header's), must be their number."""
     itemsize = array(typecode).itemsize
     carry = b""
+    seen = 0
     while True:
         block = stream.read(BLOCK_BYTES)
         data = carry + block
         usable = len(data) - len(data) % itemsize
+        seen += usable // itemsize
+        if length is not None and (seen > length or (not block and seen != length)):
+            held = f"more than {length}" if seen > length else f"only {seen}"
+            raise PureBPEError(
+                f"{source}: the .npy header records {length} ids but the file holds {held} "
+                "(truncated or appended to?)"
+            )
         if not block and usable != len(data):
             raise PureBPEError(f"{source}: {len(data) % itemsize} trailing bytes are not a whole id")
         values = array(typecode)
@@ -234,8 +280,8 @@ def _read_binary_ids(stream: BinaryIO, source: str, typecode: str) -> Iterator[L
             return
 
 
-def _read_npy_header(stream: BinaryIO, source: str) -> str:
-    """Check a ``.npy`` header (a 1-D array of integers) and return the array typecode."""
+def _read_npy_header(stream: BinaryIO, source: str) -> Tuple[str, int]:
+    """Check a ``.npy`` header (a 1-D array of integers): the array typecode and length."""
     start = stream.read(len(NPY_MAGIC) + 2)
     if len(start) < len(NPY_MAGIC) + 2 or start[: len(NPY_MAGIC)] != NPY_MAGIC:
         raise PureBPEError(f"{source}: not a .npy file (no NumPy magic bytes)")
@@ -253,12 +299,16 @@ def _read_npy_header(stream: BinaryIO, source: str) -> str:
             raise ValueError(f"descr {descr!r}, shape {shape!r}")
     except (ValueError, SyntaxError, KeyError, TypeError, struct.error, MemoryError, RecursionError) as exc:
         raise PureBPEError(f"{source}: malformed .npy header ({exc})") from None
-    if descr not in NPY_TYPECODES or len(shape) != 1:
+    if descr not in NPY_TYPECODES or len(shape) != 1 or not _is_count(shape[0]):
         raise PureBPEError(
-            f"{source}: .npy holds {descr!r} with shape {shape}; expected a 1-D array of integers"
+            f"{source}: .npy holds {descr!r} with shape {excerpt(shape)}; expected a 1-D array of integers"
         )
     del fortran  # irrelevant for 1-D arrays
-    return NPY_TYPECODES[descr]
+    return NPY_TYPECODES[descr], shape[0]
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def write_text_stream(out: IO[bytes], pieces: Iterable[bytes]) -> None:

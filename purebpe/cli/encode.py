@@ -31,7 +31,10 @@ def add_parser(subparsers: Any) -> None:
             "and in input order. Ids go to stdout as text, or to OUTPUT as text, .npy or raw "
             "uint16/uint32 (.bin, its dtype recorded in OUTPUT.json), or with --shard-tokens "
             "to .bin shards in the directory OUTPUT. Inputs are streamed: memory holds a few "
-            "batches per process, whatever the corpus size."
+            "batches per process, whatever the corpus size, except with a custom-pattern "
+            "tokenizer (trained with --pattern): no cut is known to be safe for an arbitrary "
+            "pattern, so the text between two special tokens is held whole (about 30 bytes of "
+            "memory per input byte)."
         ),
     )
     parser.add_argument("--tokenizer", required=True, metavar="DIR", help="a saved model (any format)")
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 raise
         else:
             with atomic_output(args.output) as out:
-                writer = IdsWriter(out, format, dtype)
+                writer = IdsWriter(out, format, dtype, args.output or "standard output")
                 for batch in ids:
                     writer.write(batch)
                     bar.update(len(batch))

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..errors import PureBPEError
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import Pretokenizer
 from ..vocab import check_dense_ids, check_model, special_text
@@ -27,11 +27,19 @@ MERGES_HEADER = "#version: 0.2"
 
 def read_json(path: Path, what: str) -> Any:
     """The parsed JSON of ``path``; a file that is not JSON raises a one-line error."""
+    with open(path, "rb") as f:
+        return parse_json(f.read(), path, what)
+
+
+def parse_json(data: bytes, path: Path, what: str) -> Any:
+    """The parsed JSON of ``data`` read from ``path``; not JSON (or nested absurdly deep,
+    which the parser cannot follow) raises a one-line error naming ``path``."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PureBPEError(f"{path}: not a {what} (invalid JSON: {exc})") from None
+    except RecursionError:
+        raise PureBPEError(f"{path}: not a {what} (JSON nested too deeply to read)") from None
 
 
 def is_id(value: Any) -> bool:
@@ -42,11 +50,11 @@ def is_id(value: Any) -> bool:
 def literal_token(text: Any, path: Path) -> bytes:
     """The UTF-8 bytes of a token written as plain text (a special or added token)."""
     if not isinstance(text, str):
-        raise PureBPEError(f"{path}: token {text!r} is not a string")
+        raise PureBPEError(f"{path}: token {excerpt(text)} is not a string")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise PureBPEError(f"{path}: token {text!r} is not valid Unicode ({exc.reason})") from None
+        raise PureBPEError(f"{path}: token {excerpt(text)} is not valid Unicode ({exc.reason})") from None
 
 
 def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:

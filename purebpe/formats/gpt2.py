@@ -25,9 +25,9 @@ import os
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
 
-from .._atomic import digest, file_digest, write_files
+from .._atomic import MismatchedFiles, digest, read_together, write_files
 from ..bytemap import decode_token, encode_token
-from ..errors import PureBPEError
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import Pattern, Pretokenizer, pretokenizer_from_json
 from ..vocab import special_text, unmerged_tokens
@@ -35,7 +35,7 @@ from .bytelevel import (
     MERGES_HEADER,
     assemble,
     literal_token,
-    read_json,
+    parse_json,
     tokens_by_bytes,
 )
 
@@ -113,31 +113,42 @@ def read_vocab_and_merges(
 def _read_pair(
     vocab_file: Path, merges_file: Path
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[int], Pretokenizer]:
-    """The files' vocab, merges, special token ids and pretokenizer."""
+    """The files' vocab, merges, special token ids and pretokenizer.
+
+    Each file is read once and the digest is checked on the bytes parsed, so a save
+    running beside this load can only make it read again (:func:`read_together`).
+    """
     for needed in (vocab_file, merges_file):
         if not needed.is_file():
             raise PureBPEError(f"{needed}: no such file (GPT-2 format needs vocab.json and merges.txt)")
-    vocab, literal_ids = _read_vocab(vocab_file)
-    merges, pretokenizer, vocab_digest = _read_merges(merges_file)
-    if vocab_digest is not None and vocab_digest != file_digest(vocab_file):
-        raise PureBPEError(
-            f"{vocab_file} and {merges_file}: not saved together ({merges_file.name} records "
-            f"another {vocab_file.name}: an interrupted save or files mixed by hand; save the "
-            f"model again, or delete the {_VOCAB_DIGEST_TAG} field to pair them anyway)"
-        )
-    return vocab, merges, sorted(set(unmerged_tokens(vocab, merges)) | literal_ids), pretokenizer
+
+    def parse(
+        contents: List[bytes],
+    ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]], List[int], Pretokenizer]:
+        vocab_data, merges_data = contents
+        vocab, literal_ids = _read_vocab(vocab_file, vocab_data)
+        merges, pretokenizer, vocab_digest = _read_merges(merges_file, merges_data)
+        if vocab_digest is not None and vocab_digest != digest(vocab_data):
+            raise MismatchedFiles(
+                f"{vocab_file} and {merges_file}: not saved together ({merges_file.name} records "
+                f"another {vocab_file.name}: an interrupted save or files mixed by hand; save the "
+                f"model again, or delete the {_VOCAB_DIGEST_TAG} field to pair them anyway)"
+            )
+        return vocab, merges, sorted(set(unmerged_tokens(vocab, merges)) | literal_ids), pretokenizer
+
+    return read_together([vocab_file, merges_file], parse)
 
 
-def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:
+def _read_vocab(path: Path, data: bytes) -> Tuple[Dict[int, bytes], Set[int]]:
     """``{id: bytes}`` and the ids of entries not in the byte alphabet (added tokens)."""
-    document = read_json(path, "GPT-2 vocab.json")
+    document = parse_json(data, path, "GPT-2 vocab.json")
     if not isinstance(document, dict):
         raise PureBPEError(f"{path}: not a GPT-2 vocab.json (expected a JSON object of token: id)")
     vocab: Dict[int, bytes] = {}
     literal_ids: Set[int] = set()
     for key, tid in document.items():
         if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0:
-            raise PureBPEError(f"{path}: token {key!r} has id {tid!r}, not an int >= 0")
+            raise PureBPEError(f"{path}: token {excerpt(key)} has id {excerpt(tid)}, not an int >= 0")
         if tid in vocab:
             raise PureBPEError(f"{path}: id {tid} is given to two tokens")
         try:
@@ -148,10 +159,10 @@ def _read_vocab(path: Path) -> Tuple[Dict[int, bytes], Set[int]]:
     return vocab, literal_ids
 
 
-def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer, Optional[str]]:
+def _read_merges(path: Path, data: bytes) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer, Optional[str]]:
     """The merges, the pre-tokenizer and the recorded digest of vocab.json (if any)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PureBPEError(f"{path}: not a GPT-2 merges.txt (not UTF-8: {exc.reason})") from None
     pretokenizer = "gpt2"
@@ -170,7 +181,7 @@ def _read_merges(path: Path) -> Tuple[List[Tuple[bytes, bytes]], Pretokenizer, O
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise PureBPEError(f"{path}, line {number}: expected 'left right', got {line!r}")
+            raise PureBPEError(f"{path}, line {number}: expected 'left right', got {excerpt(line)}")
         try:
             merges.append((decode_token(parts[0]), decode_token(parts[1])))
         except PureBPEError as exc:

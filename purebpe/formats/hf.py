@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Tuple
 
 from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
-from ..errors import PureBPEError
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from .bytelevel import assemble, is_id, read_json, tokens_by_bytes
@@ -140,51 +140,57 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
 def load(path: Path) -> BPEModel:
     document = read_json(path, "HF tokenizer.json")
     try:
-        return _read(document)
+        return _read(document, str(path))
     except PureBPEError as exc:
         raise PureBPEError(f"{path}: {exc}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PureBPEError(f"{path}: malformed HF tokenizer.json ({type(exc).__name__}: {exc})") from None
 
 
-def _read(document: Any) -> BPEModel:
+def _read(document: Any, origin: str = "") -> BPEModel:
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise PureBPEError("not an HF tokenizer.json (no \"model\" object)")
     model = document["model"]
     if model.get("type", "BPE") != "BPE":
-        raise PureBPEError(f"model type {model.get('type')!r} is not BPE")
+        raise PureBPEError(f"model type {excerpt(model.get('type'))} is not BPE")
     for option, neutral in _NEUTRAL_OPTIONS.items():
         if model.get(option) not in neutral:
-            raise PureBPEError(f"model option {option}={model[option]!r} is not supported by purebpe")
+            raise PureBPEError(f"model option {option}={excerpt(model[option])} is not supported by purebpe")
     if document.get("normalizer") is not None:
-        raise PureBPEError(f"normalizer {document['normalizer'].get('type')!r} is not supported by purebpe")
-    pretokenizer = _pretokenizer_name(document.get("pre_tokenizer"))
+        kind = excerpt(document["normalizer"].get("type"))
+        raise PureBPEError(f"normalizer {kind} is not supported by purebpe")
+    pretokenizer = _pretokenizer_name(document.get("pre_tokenizer"), origin)
 
     vocab: Dict[int, bytes] = {}
     for key, tid in model["vocab"].items():
         if not is_id(tid) or tid in vocab:
-            raise PureBPEError(f"model vocab gives token {key!r} the id {tid!r} (not a new int >= 0)")
+            raise PureBPEError(
+                f"model vocab gives token {excerpt(key)} the id {excerpt(tid)} (not a new int >= 0)"
+            )
         vocab[tid] = decode_token(key)
     merges: List[Tuple[bytes, bytes]] = []
     for rank, merge in enumerate(model["merges"]):
         parts = merge.split(" ") if isinstance(merge, str) else merge
         if not isinstance(parts, list) or len(parts) != 2:
-            raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
+            raise PureBPEError(f"merge {rank} is {excerpt(merge)}, not 'left right' or [left, right]")
         merges.append((decode_token(parts[0]), decode_token(parts[1])))
 
     special_ids = []
     for added in document.get("added_tokens") or []:
         tid, content = added["id"], added["content"]
         if not is_id(tid) or not isinstance(content, str):
-            raise PureBPEError(f"added token {added!r} is not {{\"id\": int >= 0, \"content\": str}}")
+            raise PureBPEError(f"added token {excerpt(added)} is not {{\"id\": int >= 0, \"content\": str}}")
         if tid in vocab and vocab[tid] != content.encode("utf-8"):
-            raise PureBPEError(f"added token {content!r} has id {tid}, which the model vocab gives to {vocab[tid]!r}")
+            raise PureBPEError(
+                f"added token {excerpt(content)} has id {tid}, which the model vocab gives to "
+                f"{excerpt(vocab[tid])}"
+            )
         vocab[tid] = content.encode("utf-8")
         special_ids.append(tid)
     return assemble(vocab, merges, special_ids, pretokenizer)
 
 
-def _pretokenizer_name(pre_tokenizer: Any) -> Pretokenizer:
+def _pretokenizer_name(pre_tokenizer: Any, origin: str = "") -> Pretokenizer:
     """The pre-tokenizer of the setups purebpe writes (see the module docstring)."""
     for name, expected in _PRE_TOKENIZERS.items():
         if _same_setup(pre_tokenizer, expected):
@@ -194,7 +200,7 @@ def _pretokenizer_name(pre_tokenizer: Any) -> Pretokenizer:
         for name in PATTERNS:
             if source in (PATTERNS[name], _HF_SPELLING.get(name)):
                 return name
-        return check_pretokenizer(Pattern(source))
+        return check_pretokenizer(Pattern(source, origin=origin))  # origin: named if it runs too long
     kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
     raise PureBPEError(
         f"pre_tokenizer {kind!r} is not supported (purebpe reads ByteLevel with "

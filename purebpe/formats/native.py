@@ -18,11 +18,11 @@ from typing import Any, Dict, List, Tuple
 
 from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
-from ..errors import PureBPEError
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
 from ..vocab import check_dense_ids, check_model
-from .bytelevel import is_id, literal_token
+from .bytelevel import is_id, literal_token, read_json
 
 FILES = ("purebpe.json",)
 VERSION = 1
@@ -66,23 +66,20 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
 
 
 def load(path: Path) -> BPEModel:
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PureBPEError(f"{path}: not a purebpe JSON file ({exc})") from None
+    document = read_json(Path(path), "purebpe JSON file")
     if not isinstance(document, dict) or document.get("format") != "purebpe":
         raise PureBPEError(f"{path}: not a purebpe JSON file (no \"format\": \"purebpe\")")
     if document.get("version") != VERSION:
-        raise PureBPEError(f"{path}: unsupported purebpe file version {document.get('version')!r}")
+        raise PureBPEError(f"{path}: unsupported purebpe file version {excerpt(document.get('version'))}")
     try:
-        return _read(document)
+        return _read(document, str(path))
     except PureBPEError as exc:
         raise PureBPEError(f"{path}: {exc}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PureBPEError(f"{path}: malformed purebpe file ({type(exc).__name__}: {exc})") from None
 
 
-def _read(document: Dict[str, Any]) -> BPEModel:
+def _read(document: Dict[str, Any], origin: str = "") -> BPEModel:
     vocab_field, merges_field, specials = document["vocab"], document["merges"], document["special_tokens"]
     if not isinstance(vocab_field, dict) or not isinstance(specials, dict):
         raise PureBPEError("\"vocab\" and \"special_tokens\" must be JSON objects")
@@ -92,19 +89,19 @@ def _read(document: Dict[str, Any]) -> BPEModel:
     for key, token in vocab_field.items():
         tid = int(key)
         if tid < 0 or str(tid) != key:
-            raise PureBPEError(f"vocab key {key!r} is not an id (an int >= 0)")
+            raise PureBPEError(f"vocab key {excerpt(key)} is not an id (an int >= 0)")
         vocab[tid] = decode_token(token)
     merges: List[Tuple[bytes, bytes]] = []
     for merge in merges_field:
         if not isinstance(merge, list) or len(merge) != 2:
-            raise PureBPEError(f"merge {merge!r} is not a [left, right] pair")
+            raise PureBPEError(f"merge {excerpt(merge)} is not a [left, right] pair")
         merges.append((decode_token(merge[0]), decode_token(merge[1])))
-    pretokenizer = pretokenizer_from_json(document["pretokenizer"], "pretokenizer")
+    pretokenizer = pretokenizer_from_json(document["pretokenizer"], "pretokenizer", origin)
     for text, tid in specials.items():
         if not is_id(tid):
-            raise PureBPEError(f"special token {text!r} has id {tid!r}, not an int >= 0")
+            raise PureBPEError(f"special token {excerpt(text)} has id {excerpt(tid)}, not an int >= 0")
         if tid in vocab:
-            raise PureBPEError(f"id {tid} is used by a token and by special {text!r}")
+            raise PureBPEError(f"id {tid} is used by a token and by special {excerpt(text)}")
         vocab[tid] = literal_token(text, Path("special_tokens"))
     check_dense_ids(vocab, len(vocab))
     check_model(vocab, merges, specials.values())

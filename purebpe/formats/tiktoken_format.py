@@ -45,8 +45,8 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
-from .._atomic import digest, file_digest, write_files
-from ..errors import PureBPEError
+from .._atomic import MismatchedFiles, digest, file_digest, read_together, write_files
+from ..errors import PureBPEError, excerpt
 from ..model import BPEModel
 from ..pretokenize import (
     Pattern,
@@ -57,7 +57,7 @@ from ..pretokenize import (
 )
 from ..tiktoken_compat import read_ranks, recover_merges
 from ..vocab import unmerged_tokens
-from .bytelevel import assemble, is_id, literal_token, read_json, tokens_by_bytes
+from .bytelevel import assemble, is_id, literal_token, parse_json, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 #: The sidecar's record of the ranks file it belongs with.
@@ -124,11 +124,15 @@ def _check_pair(ranks_path: Path, sidecar_path: Path, sidecar: Any) -> None:
     """Refuse ranks that are not the ones the sidecar was saved with."""
     recorded = sidecar.get(_RANKS_DIGEST) if isinstance(sidecar, dict) else None
     if recorded is not None and ranks_path.is_file() and recorded != file_digest(ranks_path):
-        raise PureBPEError(
-            f"{ranks_path} and {sidecar_path}: not saved together ({sidecar_path.name} records "
-            f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
-            f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
-        )
+        raise PureBPEError(_mismatch(ranks_path, sidecar_path))
+
+
+def _mismatch(ranks_path: Path, sidecar_path: Path) -> str:
+    return (
+        f"{ranks_path} and {sidecar_path}: not saved together ({sidecar_path.name} records "
+        f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
+        f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
+    )
 
 
 def _check_no_special_prefixes(special_tokens: Tuple[str, ...]) -> None:
@@ -174,14 +178,17 @@ def load(path: Path) -> BPEModel:
         ranks_path, sidecar_path = path.with_name(path.name[: -len(".json")]), path
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
-    ranks = read_ranks(ranks_path)
     pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
-    if sidecar_path.exists():
-        pretokenizer, specials = _read_sidecar(sidecar_path, ranks_path)
+    if sidecar_path.exists() and ranks_path.is_file():
+        ranks, pretokenizer, specials = _read_pair(ranks_path, sidecar_path)
+    else:
+        ranks = read_ranks(ranks_path)
     vocab = {rank: token for token, rank in ranks.items()}
     for text, tid in specials.items():
         if tid in vocab:
-            raise PureBPEError(f"{sidecar_path}: special token {text!r} has id {tid}, a rank in {ranks_path.name}")
+            raise PureBPEError(
+                f"{sidecar_path}: special token {excerpt(text)} has id {tid}, a rank in {ranks_path.name}"
+            )
         vocab[tid] = literal_token(text, sidecar_path)
     try:
         merges = recover_merges(ranks)
@@ -190,12 +197,29 @@ def load(path: Path) -> BPEModel:
         raise PureBPEError(f"{ranks_path}: {exc}") from None
 
 
-def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
-    document = read_json(path, "tiktoken sidecar")
-    if not isinstance(document, dict):
-        raise PureBPEError(f"{path}: malformed tiktoken sidecar (not a JSON object)")
-    _check_pair(ranks_path, path, document)
-    specials = document.get("special_tokens", {})
-    if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
-        raise PureBPEError(f"{path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})")
-    return pretokenizer_from_json(document.get("pretokenizer", "gpt2"), str(path)), specials
+def _read_pair(ranks_path: Path, sidecar_path: Path) -> Tuple[Dict[bytes, int], Pretokenizer, Dict[str, int]]:
+    """The ranks, pre-tokenizer and special tokens of a ranks file and its sidecar.
+
+    Each file is read once and the sidecar's digest is checked on the ranks parsed, so a
+    save running beside this load can only make it read again (:func:`read_together`).
+    """
+
+    def parse(contents: List[bytes]) -> Tuple[Dict[bytes, int], Pretokenizer, Dict[str, int]]:
+        sidecar_data, ranks_data = contents
+        document = parse_json(sidecar_data, sidecar_path, "tiktoken sidecar")
+        if not isinstance(document, dict):
+            raise PureBPEError(f"{sidecar_path}: malformed tiktoken sidecar (not a JSON object)")
+        recorded = document.get(_RANKS_DIGEST)
+        if recorded is not None and recorded != digest(ranks_data):
+            raise MismatchedFiles(_mismatch(ranks_path, sidecar_path))
+        specials = document.get("special_tokens", {})
+        if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
+            raise PureBPEError(
+                f"{sidecar_path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})"
+            )
+        pretokenizer = pretokenizer_from_json(document.get("pretokenizer", "gpt2"), str(sidecar_path))
+        return read_ranks(ranks_path, ranks_data), pretokenizer, specials
+
+    return read_together([sidecar_path, ranks_path], parse)
+
+

@@ -151,7 +151,7 @@ def splitter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) 
     if pretokenizer == "none":
         return split_lines
     if isinstance(pretokenizer, Pattern):
-        return custom.isolated_split(pretokenizer.regex)
+        return custom.isolated_split(pretokenizer.regex, pretokenizer.origin)
     module = _MODULES[pretokenizer]
     engine = _check_engine(engine)
     if engine == "scanner":
@@ -209,12 +209,15 @@ def pretokenizer_to_json(pretokenizer: Pretokenizer) -> Union[str, Dict[str, str
     return pretokenizer
 
 
-def pretokenizer_from_json(value: object, where: str) -> Pretokenizer:
-    """The pre-tokenizer a file records (:func:`pretokenizer_to_json`), or a one-line error."""
+def pretokenizer_from_json(value: object, where: str, origin: str = "") -> Pretokenizer:
+    """The pre-tokenizer a file records (:func:`pretokenizer_to_json`), or a one-line error.
+
+    ``origin`` names the file, in the errors of a pattern that runs too long.
+    """
     if isinstance(value, dict) and set(value) <= {"pattern", "behavior"}:
         source, behavior = value.get("pattern"), value.get("behavior", "isolated")
         if isinstance(source, str) and isinstance(behavior, str):
-            value = Pattern(source, behavior)
+            value = Pattern(source, behavior, origin or where)
     try:
         return check_pretokenizer(value)
     except PureBPEError as exc:
