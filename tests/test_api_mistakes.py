@@ -103,6 +103,6 @@ def test_a_summary_of_two_thousand_inputs_is_one_short_line(tmp_path: Path) -> N
 
 def test_encode_help_says_what_a_custom_pattern_holds() -> None:
     result = cli(["encode", "--help"], Path.cwd())
-    assert "memory does not grow with its size, except with a custom-pattern tokenizer" in " ".join(
+    assert "whatever the corpus size, except with a custom-pattern tokenizer" in " ".join(
         result.stdout.split()
     )

@@ -11,6 +11,7 @@ from ..pretokenize import PRETOKENIZERS, Pattern, Pretokenizer
 from ..progress import Progress
 from ..readers import LAYOUTS, capped
 from ..wordcounts import WordCounts
+from ._io import check_stdin_open
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, format_flag: bool = True) -> None:
@@ -132,6 +133,7 @@ def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
         progress=progress_option(args),
     )
     if args.files:
+        check_stdin_open(args.files)
         layout: Any = dict(
             format=args.input_format,
             text_key=args.text_key,

@@ -78,12 +78,17 @@ def is_std(path: Optional[str]) -> bool:
     return path is None or path == "-"
 
 
+def check_stdin_open(paths: Iterable[Optional[str]]) -> None:
+    """Refuse at once to read a closed stdin (``-``, or no FILE) as if it were empty."""
+    if "stdin" in CLOSED_STREAMS and any(is_std(path) for path in paths):
+        raise PureBPEError("<stdin>: standard input is closed; give a FILE to read")
+
+
 @contextmanager
 def open_input(path: Optional[str]) -> Iterator[Tuple[BinaryIO, str, Optional[int]]]:
     """``(binary stream, name, size or None)`` for FILE, or stdin for ``-``/nothing."""
     if is_std(path):
-        if "stdin" in CLOSED_STREAMS:
-            raise PureBPEError("<stdin>: standard input is closed; give a FILE to read")
+        check_stdin_open([path])
         yield sys.stdin.buffer, "<stdin>", None
         return
     assert path is not None

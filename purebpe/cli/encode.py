@@ -18,7 +18,7 @@ from ..tokenizer import AllowedSpecial, Tokenizer
 from ._common import add_errors_and_progress_arguments, add_layout_arguments, add_processes_argument
 from ._common import progress_option, skipped_note
 from ._ids_output import IdsWriter, ShardWriter, write_sidecar
-from ._io import add_format_arguments, atomic_output, check_output, dtype_for, ids_format, is_std
+from ._io import add_format_arguments, atomic_output, check_stdin_open, check_output, dtype_for, ids_format, is_std
 
 
 def add_parser(subparsers: Any) -> None:
@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         check_output(args.output)
     options = read_options(args.text_key, args.column, args.errors)
+    check_stdin_open(args.files)
     found = sources(args.files, args.input_format)
     tokenizer = load_model(args.tokenizer).tokenizer()
     format = (args.format or "bin") if sharded else ids_format(args.output, args.format)
