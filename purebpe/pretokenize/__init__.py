@@ -147,6 +147,10 @@ def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGI
     pretokenizer = check_pretokenizer(pretokenizer)
     if pretokenizer == "none":
         return count_lines
+    if isinstance(pretokenizer, Pattern):
+        scan = custom.word_counter(pretokenizer.regex)  # a pattern with a scanner of its own
+        if scan is not None:
+            return scan
     if isinstance(pretokenizer, str) and _check_engine(engine) == "scanner":
         # The scanner counts straight into the dict: no list of pieces at all.
         count: WordCounter = _MODULES[pretokenizer].scan
@@ -166,7 +170,7 @@ def cut_finder(pretokenizer: Pretokenizer) -> Callable[[bytes, int], int]:
     if pretokenizer == "none":
         return lines.safe_cut
     if isinstance(pretokenizer, Pattern):
-        return custom.safe_cut
+        return custom.cut_finder(pretokenizer.regex)
     cut: Callable[[bytes, int], int] = _MODULES[pretokenizer].safe_cut
     return cut
 

@@ -8,17 +8,37 @@ SuperBPE's second stage splits.
 
 No cut inside a text is known to be safe for an arbitrary pattern, so streams are cut only
 at special tokens: the text between two special tokens is split whole.
+
+A few patterns have a module of their own (:data:`SCANNED`): a scanner proven equal to
+``regex`` and safe cuts, so they need no optional package and stream in bounded pieces.
+SuperBPE's stage-2 pattern is one (:mod:`.superwords`).
 """
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Protocol
 
 import attr
 
 from ..errors import PureBPEError
+from . import superwords
+from ._tables import TokenSink
 
 BEHAVIORS = ("isolated",)
+
+
+class ScannedPattern(Protocol):
+    """What a module running one pattern "isolated" without ``regex`` provides."""
+
+    def scan(self, text: str, counts: TokenSink) -> None: ...
+
+    def split(self, text: str) -> List[str]: ...
+
+    def safe_cut(self, buf: bytes, end: int) -> int: ...
+
+
+#: Patterns (``regex`` syntax, split "isolated") that run on a scanner of their own.
+SCANNED: Dict[str, ScannedPattern] = {superwords.PATTERN: superwords}
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -51,7 +71,8 @@ def check_pattern(pattern: Pattern) -> Pattern:
             f"pattern behavior {pattern.behavior!r} is not supported; "
             f"choose one of: {', '.join(BEHAVIORS)}"
         )
-    compiled(pattern.regex)
+    if pattern.regex not in SCANNED:
+        compiled(pattern.regex)
     return pattern
 
 
@@ -72,6 +93,10 @@ def compiled(source: str) -> Any:
 
 def isolated_split(source: str) -> Callable[[str], List[str]]:
     """A function splitting text on ``source`` the way HF's ``Split(..., "isolated")`` does."""
+    scanned = SCANNED.get(source)
+    if scanned is not None:
+        split_scanned: Callable[[str], List[str]] = scanned.split
+        return split_scanned
     finditer = compiled(source).finditer
 
     def split(text: str) -> List[str]:
@@ -95,3 +120,16 @@ def isolated_split(source: str) -> Callable[[str], List[str]]:
 def safe_cut(buf: bytes, end: int) -> int:
     """No cut is known to be safe for an arbitrary pattern."""
     return -1
+
+
+def cut_finder(source: str) -> Callable[[bytes, int], int]:
+    """``safe_cut`` for the pattern ``source``: its module's if it has one (:data:`SCANNED`)."""
+    scanned = SCANNED.get(source)
+    cut: Callable[[bytes, int], int] = safe_cut if scanned is None else scanned.safe_cut
+    return cut
+
+
+def word_counter(source: str) -> Optional[Callable[[str, Dict[str, int]], None]]:
+    """The scanner counting ``source``'s pieces straight into a dict, if it has one."""
+    scanned = SCANNED.get(source)
+    return None if scanned is None else scanned.scan

@@ -1,0 +1,148 @@
+r"""SuperBPE's stage-2 pattern, split "isolated": its scanner and its safe cuts.
+
+The definition is the reference recipe's pattern (``PythonNut/superbpe``), run by the
+``regex`` package as HF's ``Split(pattern, "isolated")`` -- the matches *and* the stretches
+of text between them are pieces::
+
+    \p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)
+
+This module finds the same pieces without ``regex`` (so ``train --superbpe`` needs no
+optional package).  What matches at a position ``i`` (alternatives in order, the first that
+matches wins; where none does, ``text[i]`` belongs to the gap before the next match):
+
+1. A number character: it and up to two more that follow (``"12345"`` is ``"123"``,
+   ``"45"``).
+2. A run of two or more "other" characters (not whitespace, letter or number), led by at
+   most one U+0020, with every ``\r``, ``\n`` and ``/`` right after it (``"!!\n/"``; a
+   ``/`` straight after the run is "other", so the run has taken it already).  A space
+   followed by one "other" character is not a match; neither is a lone "other" character.
+3. A run of U+0020 spaces that whitespace or the end of the text follows, whole; a run
+   followed by a non-space gives back its last space (``(?!\S)`` backtracks one step), so
+   a single space before a non-space is no match.
+
+Safe cuts (:func:`safe_cut`): just before an ASCII digit, or before the first of two ASCII
+"other" characters other than ``/``, where the byte before is ASCII and neither a U+0020
+space nor of the class that follows.  A match starts there in the whole text -- nothing
+before it can run on into that class, and no run of spaces ends there -- and every match
+before it ended for a reason that the cut does not change (alternative 3's look-ahead
+only ever looks at a space after a space; a ``[\r\n/]*`` tail could take a ``/``, which is
+why ``/`` never starts a cut).  Gaps are split at matches only, so text without digits or
+punctuation runs (plain prose) has no cut: its pieces *are* that long.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from ._tables import CLASS_OF, NUMBER, OTHER, WHITESPACE, TokenList, TokenSink, is_ascii_digit
+
+PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+
+
+def scan(text: str, counts: TokenSink) -> None:
+    """Count the pieces of ``text`` (matches and the gaps between them) into ``counts``.
+
+    ``text[done:i]`` is the gap seen so far.  Letters, lone spaces and lone punctuation
+    -- most of any text -- only move ``i`` on; each match costs one look at its run.
+    """
+    class_of = CLASS_OF
+    n = len(text)
+    done = 0
+    i = 0
+    while i < n:
+        char = text[i]
+        kind = class_of[ord(char)]
+        if kind == NUMBER:  # 1. \p{N}{1,3}
+            end = i + 1
+            while end < n and end < i + 3 and class_of[ord(text[end])] == NUMBER:
+                end += 1
+        elif kind == OTHER or char == " ":
+            # 2. " ?[^\s\p{L}\p{N}]{2,}[\r\n/]*"
+            first = i + 1 if char == " " else i
+            end = first
+            while end < n and class_of[ord(text[end])] == OTHER:
+                end += 1
+            if end - first >= 2:
+                while end < n and (text[end] == "\n" or text[end] == "\r" or text[end] == "/"):
+                    end += 1
+            elif char == " ":
+                # 3. " +(?!\S)"
+                end = i + 1
+                while end < n and text[end] == " ":
+                    end += 1
+                if end < n and class_of[ord(text[end])] != WHITESPACE:
+                    end -= 1  # give back the last space; a lone one is no match
+                if end == i:
+                    i += 1
+                    continue
+            else:
+                i = end  # one "other" character: part of the gap
+                continue
+        else:
+            i += 1  # a letter, or whitespace other than U+0020: part of the gap
+            continue
+        # A match text[i:end], after the gap text[done:i].
+        if done < i:
+            gap = text[done:i]
+            counts[gap] = counts.get(gap, 0) + 1
+        token = text[i:end]
+        counts[token] = counts.get(token, 0) + 1
+        done = i = end
+    if done < n:
+        gap = text[done:n]
+        counts[gap] = counts.get(gap, 0) + 1
+
+
+def split(text: str) -> List[str]:
+    """The pieces of ``text``, in order (``"".join`` gives ``text`` back).
+
+    >>> split("by the way, 2024!!  ok")
+    ['by the way, ', '202', '4', '!!', ' ', ' ok']
+    """
+    tokens = TokenList()
+    scan(text, tokens)
+    return list(tokens)
+
+
+def _starts_cut(buf: bytes, i: int) -> bool:
+    """Whether a match certainly starts at byte ``i`` whatever precedes ``buf[i - 1]``."""
+    byte, before = buf[i], buf[i - 1]
+    if before >= 0x80 or before == 0x20:
+        return False
+    if is_ascii_digit(byte):
+        return not is_ascii_digit(before)
+    return (
+        _is_ascii_other(byte)
+        and byte != 0x2F
+        and i + 1 < len(buf)
+        and _is_ascii_other(buf[i + 1])
+        and not _is_ascii_other(before)
+    )
+
+
+def _is_ascii_other(byte: int) -> bool:
+    """An ASCII character of class "other": graphic, neither letter nor digit."""
+    return 0x21 <= byte <= 0x7E and CLASS_OF[byte] == OTHER
+
+
+#: How far back :func:`safe_cut` looks: cuts are an optimisation of memory, so failing to
+#: find one only means reading on.
+CUT_LOOKBACK = 1 << 16
+
+
+def safe_cut(buf: bytes, end: int) -> int:
+    """The last cut at or before byte ``end`` that leaves the pieces unchanged, or -1.
+
+    >>> data = "see 42 and !! there".encode()
+    >>> safe_cut(data, len(data) - 1), safe_cut(data, 3)
+    (11, -1)
+    """
+    low = max(1, end - CUT_LOOKBACK)
+    i = min(end, len(buf) - 1)
+    while i >= low:
+        if _starts_cut(buf, i):
+            return i
+        i -= 1
+    return -1
+
+
+__all__ = ["PATTERN", "safe_cut", "scan", "split"]
