@@ -115,6 +115,11 @@ def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> S
     return parts
 
 
+def _as_ids(word: Sequence[int]) -> Sequence[int]:
+    """``word`` as a compact array of 32-bit ids, unless it is still its ``bytes``."""
+    return word if isinstance(word, bytes) else array("I", word)
+
+
 def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
     """:func:`apply_merges` for long words: a heap of ``rank << 32 | position`` entries.
 
@@ -280,7 +285,10 @@ class WordTable:
             new_id = self.add_token(ids[left], ids[right])
             ids.setdefault(self.token_bytes[new_id], new_id)
             ranks[pack_pair(ids[left], ids[right])] = (rank, new_id)
-        self.words = [apply_merges(word, ranks) for word in self.words]
+        # A word the merges changed is kept as 4-byte ids: a list costs 8 bytes a slot (on
+        # CPython also an int object per id above 256), and SuperBPE's stage 2 replays
+        # thousands of merges over words that are whole paragraphs.
+        self.words = [_as_ids(apply_merges(word, ranks)) for word in self.words]
 
     def add_token(self, left: int, right: int) -> int:
         """Record the merge of ``(left, right)`` and return the id of the new token."""
