@@ -28,15 +28,15 @@ from __future__ import annotations
 import heapq
 import platform
 from array import array
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Final, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
 from .bytemap import BYTE_TO_UNICODE
 from .errors import PureBPEError
 
-PAIR_SHIFT = 32
-PAIR_MASK = (1 << PAIR_SHIFT) - 1
+PAIR_SHIFT: Final = 32
+PAIR_MASK: Final = (1 << PAIR_SHIFT) - 1
 
 #: The signature every trainer variant implements (see the module docstring).
 Trainer = Callable[["WordTable"], Iterator[Tuple[int, int]]]
@@ -73,8 +73,8 @@ def merge_word(word: Sequence[int], left: int, right: int, new_id: int) -> List[
 #: Words longer than this are merged with a heap (:func:`_apply_merges_long`); shorter ones
 #: with a plain list, which has less overhead. Measured crossover: ~32 tokens on CPython
 #: (``min`` and ``list.index`` run in C), ~200 on PyPy.
-LONG_WORD = 200 if platform.python_implementation() == "PyPy" else 32
-_NO_MERGE = 1 << 62  # the rank of a pair that is not a merge: above every real rank
+LONG_WORD: Final = 200 if platform.python_implementation() == "PyPy" else 32
+_NO_MERGE: Final = 1 << 62  # the rank of a pair that is not a merge: above every real rank
 
 
 def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:

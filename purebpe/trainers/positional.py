@@ -78,27 +78,27 @@ import platform
 import sys
 from array import array
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Dict, Iterator, List, MutableSequence, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Final, Iterator, List, MutableSequence, Optional, Tuple
 
 from ..core import PAIR_SHIFT, WordTable, unpack_pair
 
 #: The floor is divided by this when the best tracked pair falls below it.
-FLOOR_DIVISOR = 2
+FLOOR_DIVISOR: Final = 2
 #: Compact the position lists when more than this fraction of their entries is stale.
-STALE_FRACTION = 0.5
+STALE_FRACTION: Final = 0.5
 #: A pass over ``tokens`` lists the candidate pairs of at most one bucket in this many
 #: (a sixteenth of the untracked occurrences, about: few passes, little held at once).
-PASS_SHARE = 16
+PASS_SHARE: Final = 16
 #: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024)...
-CELLS_PER_BUCKET = 32
+CELLS_PER_BUCKET: Final = 32
 #: ... and at most this many: distinct pairs grow more slowly than the corpus.
-MAX_BUCKETS = 1 << 19
+MAX_BUCKETS: Final = 1 << 19
 #: The bucket of pair ``(x, y)`` is ``(x * HASH_MULTIPLIER + y) & mask``: odd, so distinct
 #: left ids spread over the buckets, and small enough that the product stays a machine int.
-HASH_MULTIPLIER = 1000003
+HASH_MULTIPLIER: Final = 1000003
 
 #: Bytes of words copied into ``tokens`` at a time (bounds the temporary buffers).
-LAYOUT_SLICE = 1 << 16
+LAYOUT_SLICE: Final = 1 << 16
 
 #: Separator and inner-cell value of each ``tokens`` typecode: larger than every token id.
 MARKS = {"H": 0xFFFF, "I": 0xFFFFFFFF}
