@@ -6,13 +6,14 @@ Python and needs no compiler.  With ``PUREBPE_COMPILE=1`` in the environment (e.
 project's type checker -- compiles the modules in :data:`HOT_MODULES` from the very same
 source files into C extensions; every other module stays Python in the same wheel, and a
 compiled module's ``.py`` file ships beside it (Python prefers the extension on import).
-mypy is then asked for as a build requirement (``setup_requires``, which setuptools'
-PEP 517 backend reports to the installer), and a C compiler and the Python headers must
-be present.  Only the hot modules are compiled, which keeps the build to about a minute.
+mypy and the runtime dependencies' types are then asked for as build requirements
+(``setup_requires``, which setuptools' PEP 517 backend reports to the installer), and a C
+compiler and the Python headers must be present.  Only the hot modules are compiled, which keeps the build to about a minute.
 """
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 from typing import Any, Dict, List
 
 from setuptools import setup
@@ -29,20 +30,27 @@ HOT_MODULES: List[str] = [
     "purebpe/trainers/positional.py",
 ]
 
-#: The mypy release that builds the extensions (mypyc ships with it).
-MYPYC_REQUIREMENT = "mypy>=1.8"
+#: What compiling needs, by the module that shows it is installed: mypyc ships with mypy,
+#: which type-checks the whole package to compile it, so it also needs the types of the
+#: runtime dependencies (attrs ships its own; tqdm's are a stub package).
+COMPILE_REQUIREMENTS: Dict[str, str] = {
+    "mypyc": "mypy>=1.8",
+    "attr": "attrs>=22.2",
+    "tqdm-stubs": "types-tqdm",
+}
 
 
 def build_options() -> Dict[str, Any]:
     """The arguments to ``setup()`` beyond ``pyproject.toml``: extension modules, if asked."""
     if os.environ.get("PUREBPE_COMPILE", "0") in ("", "0"):
         return {}
-    try:
-        from mypyc.build import mypycify
-    except ImportError:
-        # First pass of the PEP 517 backend: report the build requirement; the installer
-        # installs it and runs this file again.
-        return {"setup_requires": [MYPYC_REQUIREMENT]}
+    missing = [req for module, req in COMPILE_REQUIREMENTS.items() if find_spec(module) is None]
+    if missing:
+        # First pass of the PEP 517 backend: report the build requirements; the installer
+        # installs them and runs this file again.
+        return {"setup_requires": missing}
+    from mypyc.build import mypycify
+
     return {"ext_modules": mypycify(HOT_MODULES, opt_level="3")}
 
 

@@ -22,7 +22,6 @@ import attr
 
 from ..errors import PureBPEError
 from . import superwords
-from ._tables import TokenSink
 
 BEHAVIORS = ("isolated",)
 
@@ -30,7 +29,7 @@ BEHAVIORS = ("isolated",)
 class ScannedPattern(Protocol):
     """What a module running one pattern "isolated" without ``regex`` provides."""
 
-    def scan(self, text: str, counts: TokenSink) -> None: ...
+    def count(self, text: str, counts: Dict[str, int]) -> None: ...
 
     def split(self, text: str) -> List[str]: ...
 
@@ -132,4 +131,4 @@ def cut_finder(source: str) -> Callable[[bytes, int], int]:
 def word_counter(source: str) -> Optional[Callable[[str, Dict[str, int]], None]]:
     """The scanner counting ``source``'s pieces straight into a dict, if it has one."""
     scanned = SCANNED.get(source)
-    return None if scanned is None else scanned.scan
+    return None if scanned is None else scanned.count
