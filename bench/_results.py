@@ -1,13 +1,12 @@
 """Benchmark results, kept in one JSON file that ``bench/plot_results.py`` turns into docs.
 
-Every bench script ends with one line::
+Every bench script's tables are recorded (by :class:`bench._harness.Script`) with::
 
-    from _results import record           # bench/ is the script's directory, so on sys.path
-    record("bench_wakong", rows)          # rows: list of dicts, or the Markdown table it printed
+    record("bench_wakong", rows)          # rows: a list of dicts, column -> value
 
 and its latest figures land in ``bench/results/results.json`` under the benchmark's name
 and the interpreter that ran it, replacing that interpreter's previous run and leaving
-the others' alone. ``python3 bench/plot_results.py`` then writes the plots
+the others' alone. ``python -m bench.plot_results`` then writes the plots
 (``docs/img/bench-*.png``) and ``docs/benchmarks.md``.
 
 The file (``"format": "purebpe-bench-results-1"``)::
@@ -28,17 +27,13 @@ import platform
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from purebpe._atomic import write_text  # noqa: E402
+from purebpe._atomic import write_text
 
 #: Where results are kept (committed, so the docs build needs no benchmark run).
 RESULTS = Path(__file__).resolve().parent / "results" / "results.json"
 FORMAT = "purebpe-bench-results-1"
-
-Rows = Union[Sequence[Mapping[str, Any]], str]
 
 
 def interpreter_name() -> str:
@@ -59,22 +54,16 @@ def machine_info() -> Dict[str, Any]:
     }
 
 
-def rows_from_markdown(table: str) -> List[Dict[str, str]]:
-    """The rows of a Markdown table (header, ``---`` line, body) as dicts of cell text.
+def columns_of(rows: Sequence[Mapping[str, Any]]) -> List[str]:
+    """Every column of ``rows``, in order of first appearance.
 
-    Lines outside the table (a title above it, notes below) are ignored; escaped pipes
-    (``\\|``) stay inside their cell.
+    >>> columns_of([{"a": 1}, {"b": 2, "a": 3}])
+    ['a', 'b']
     """
-    lines = [line.strip() for line in table.splitlines() if line.strip().startswith("|")]
-    if len(lines) < 2:
-        raise ValueError("no Markdown table found (a header line and a --- line are needed)")
-
-    def cells(line: str) -> List[str]:
-        parts = line.strip("|").replace("\\|", "\0").split("|")
-        return [part.strip().replace("\0", "|") for part in parts]
-
-    header = cells(lines[0])
-    return [dict(zip(header, cells(line))) for line in lines[2:]]
+    columns: List[str] = []
+    for row in rows:
+        columns += [column for column in row if column not in columns]
+    return columns
 
 
 @contextmanager
@@ -105,7 +94,7 @@ def load(path: Path = RESULTS) -> Dict[str, Any]:
 
 def record(
     benchmark: str,
-    rows: Rows,
+    rows: Sequence[Mapping[str, Any]],
     *,
     interpreter: Optional[str] = None,
     title: Optional[str] = None,
@@ -116,9 +105,8 @@ def record(
     """Save one benchmark run's table into the results file; returns the file's path.
 
     ``benchmark`` names the benchmark (the script's name, e.g. ``"bench_wakong"``).
-    ``rows`` is the table: a list of dicts (column -> value; numbers stay numbers) or
-    the Markdown table the script printed (cells kept as text; the plot script reads
-    ``"1,234"``, ``"3.1x"`` and ``"0.52 s"`` as numbers). ``interpreter`` defaults to
+    ``rows`` is the table: a list of dicts (column -> value; numbers stay numbers, and
+    the plot script reads text like ``"1,234"``, ``"3.1x"`` and ``"0.52 s"`` as numbers). ``interpreter`` defaults to
     the running one (``"PyPy 3.9.18"``); pass it when the figures come from another
     (a ``--peer-from`` file). ``title`` and ``notes`` are printed above and below the
     table in ``docs/benchmarks.md`` (corpus, vocab size, repeats...). ``plot`` says what
@@ -128,19 +116,16 @@ def record(
     interpreter. The run replaces the previous run of the same benchmark on the same
     interpreter; other entries are kept.
     """
-    table = rows_from_markdown(rows) if isinstance(rows, str) else [dict(row) for row in rows]
+    table = [dict(row) for row in rows]
     if not table:
         raise ValueError(f"record({benchmark!r}): no rows")
-    columns: List[str] = []
-    for row in table:
-        columns += [column for column in row if column not in columns]
     entry = {
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
         "machine": machine_info(),
         "title": title,
         "notes": notes,
         "plot": dict(plot) if plot is not None else None,
-        "columns": columns,
+        "columns": columns_of(table),
         "rows": table,
     }
     path.parent.mkdir(parents=True, exist_ok=True)

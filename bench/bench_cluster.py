@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Counting on clusters against local processes: overhead, CPU time and memory per worker.
 
-    python3 bench/bench_cluster.py [CORPUS] [--repeat 3]    # CPython
+    python -m bench.bench_cluster [--corpus CORPUS] [--rounds 3]    # CPython
 
-Counts CORPUS (default ``../shared/corpora/en-gcide-18m.txt``) with five engines of two
-workers each, every one in a fresh subprocess (the script runs itself with ``--engine``),
-so that each parent's peak RSS is its own:
+Counts CORPUS (default ``en-gcide-18m.txt`` of the shared corpora) with five engines of two
+workers each, every one in a child process (the script re-run with ``--child``), so that
+each parent's peak RSS is its own:
 
 ``processes=2``
     ``purebpe.count(corpus, processes=2)``: a local ``ProcessPoolExecutor`` whose workers
@@ -22,48 +21,39 @@ so that each parent's peak RSS is its own:
 
 Each round runs every engine once, one after the other, so that a busy machine slows them
 alike; an engine's subprocess starts its workers, counts the first MB of the corpus to warm
-up (imports, worker start), then counts the corpus once. The median round of ``--repeat``
+up (imports, worker start), then counts the corpus once. The median round of ``--rounds``
 is reported per engine, with the CPU time (user + system) of that count: the parent's (with
 Dask's scheduler, which a ``LocalCluster`` runs in the parent), the workers' (summed), and
 the other services' (Dask's nannies, Ray's raylet, GCS and helpers; Ray's workers are the
 ``ray::`` processes). Peak RSS is the parent's (``ru_maxrss``) and the largest worker's
 (``VmHWM``; for the local pool, ``ru_maxrss`` of its reaped children). Ratios are against
 ``processes=2``; every engine's counts are checked against one process's (a digest of the
-sorted counts). Cluster start-up is reported apart.
+sorted counts). Cluster start-up is reported apart. An engine that fails (not installed)
+shows why in its row; ``--engines`` picks some (``--quick``: ``processes=2`` alone).
 CPython only (Ray and Dask need it); ``psutil`` (a Dask dependency) finds the workers.
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import purebpe
 
-import purebpe  # noqa: E402
+from ._harness import ChildFailed, Script, Table, digest, run_child
 
-HERE = Path(__file__).resolve().parent
-DEFAULT = HERE.parent.parent / "shared" / "corpora" / "en-gcide-18m.txt"
 ENGINES = ("processes=2", "dask", "ray", "dask, shared files", "ray, shared files")
 
-
-def digest(counts: purebpe.WordCounts) -> str:
-    """A fingerprint of the counts: equal counts, equal digests."""
-    h = hashlib.sha256()
-    for word, n in sorted(counts.words.items()):
-        h.update(b"%d\t%s\n" % (n, word))
-    return h.hexdigest()[:16]
+script = Script("bench_cluster", __doc__, corpora=["en-gcide-18m.txt"])
+script.option("--engines", help="comma-separated, of: " + ", ".join(ENGINES) + " (default all; --quick: the first)")
 
 
-def peak_rss_mb(pid: int) -> float:
+def peak_rss_of(pid: int) -> float:
     """The peak resident memory of a live process (``VmHWM``), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -71,7 +61,7 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def cpu_seconds(pids: List[int]) -> float:
+def cpu_of(pids: List[int]) -> float:
     import psutil
 
     total = 0.0
@@ -95,37 +85,36 @@ def descendants() -> List[Any]:
     return psutil.Process().children(recursive=True)
 
 
-def measure(
-    count: Callable[[Path], purebpe.WordCounts],
-    corpus: Path,
-    warm_up: Path,
-    workers: Callable[[], List[int]],
+def measure_cluster(
+    count: Callable[[Path], purebpe.WordCounts], corpus: Path, warm_up: Path, workers: Callable[[], List[int]]
 ) -> Dict[str, Any]:
     """Count ``warm_up``, then ``corpus``: the second count's figures."""
     count(warm_up)
     worker_pids = workers()
     service_pids = [p.pid for p in descendants() if p.pid not in worker_pids]
-    before = (own_cpu(), cpu_seconds(worker_pids), cpu_seconds(service_pids))
+    before = (own_cpu(), cpu_of(worker_pids), cpu_of(service_pids))
     start = time.perf_counter()
     counts = count(corpus)
     wall = time.perf_counter() - start
     worker_pids = workers()  # those started during the count too
-    after = (own_cpu(), cpu_seconds(worker_pids), cpu_seconds(service_pids))
+    after = (own_cpu(), cpu_of(worker_pids), cpu_of(service_pids))
     return {
         "wall_s": wall,
         "parent_cpu_s": after[0] - before[0],
         "workers_cpu_s": after[1] - before[1],
         "services_cpu_s": after[2] - before[2],
-        "digest": digest(counts),
-        "worker_peak_mb": max(peak_rss_mb(pid) for pid in worker_pids),
+        "digest": digest(sorted(counts.words.items())),
+        "worker_peak_mb": max(peak_rss_of(pid) for pid in worker_pids),
     }
 
 
-def run_engine(engine: str, corpus: Path, warm_up: Path) -> Dict[str, Any]:
-    """Count ``corpus`` with one engine in this process; the figures as a dict."""
+@script.child
+def run_engine(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Count the corpus with one engine in this process; the figures as a dict."""
     start = time.perf_counter()
-    shared = engine.endswith(", shared files")
-    engine = engine.split(",")[0]
+    corpus, warm_up = Path(spec["corpus"]), Path(spec["warm_up"])
+    shared = spec["engine"].endswith(", shared files")
+    engine = spec["engine"].split(",")[0]
     if engine == "processes=2":
         # The pool lives for one count; its workers' CPU is known once they are reaped.
         purebpe.count(warm_up, processes=2)
@@ -140,7 +129,7 @@ def run_engine(engine: str, corpus: Path, warm_up: Path) -> Dict[str, Any]:
             "parent_cpu_s": own_cpu() - cpu,
             "workers_cpu_s": reaped.ru_utime + reaped.ru_stime - children.ru_utime - children.ru_stime,
             "services_cpu_s": 0.0,
-            "digest": digest(counts),
+            "digest": digest(sorted(counts.words.items())),
             "worker_peak_mb": reaped.ru_maxrss / 1024,
             "startup_s": 0.0,
         }
@@ -153,61 +142,49 @@ def run_engine(engine: str, corpus: Path, warm_up: Path) -> Dict[str, Any]:
             startup = time.perf_counter() - start
             pids = sorted(client.run(os.getpid).values())
             executor = client.get_executor()
-            result = measure(
-                lambda path: purebpe.count(path, executor=executor, shared_files=shared),
-                corpus, warm_up, lambda: pids,
+            result = measure_cluster(
+                lambda path: purebpe.count(path, executor=executor, shared_files=shared), corpus, warm_up, lambda: pids
             )
             result["startup_s"] = startup
-    elif engine == "ray":
+    else:
         with purebpe.ray_executor(num_cpus=2, include_dashboard=False, log_to_driver=False) as executor:
             startup = time.perf_counter() - start
 
             def ray_workers() -> List[int]:
                 return sorted(p.pid for p in descendants() if p.name().startswith("ray::"))
 
-            result = measure(
-                lambda path: purebpe.count(path, executor=executor, shared_files=shared),
-                corpus, warm_up, ray_workers,
+            result = measure_cluster(
+                lambda path: purebpe.count(path, executor=executor, shared_files=shared), corpus, warm_up, ray_workers
             )
             result["startup_s"] = startup
-    else:
-        raise SystemExit(f"unknown engine {engine!r}")
-    result["parent_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--engine", choices=ENGINES, help=argparse.SUPPRESS)
-    parser.add_argument("--warm-up", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.engine:
-        print(json.dumps(run_engine(args.engine, args.corpus, args.warm_up)))
-        return
-    load = os.getloadavg()
-    reference = digest(purebpe.count(args.corpus))
+@script.register
+def engines(args: argparse.Namespace) -> Table:
+    corpus = args.corpus[0]
+    engines = args.engines.split(",") if args.engines else list(ENGINES[: 1 if args.quick else None])
+    reference = digest(sorted(purebpe.count(corpus).words.items()))
     warm_up = Path(tempfile.mkdtemp()) / "warm-up.txt"
-    with open(args.corpus, "rb") as f:
+    with open(corpus, "rb") as f:
         warm_up.write_bytes(f.read(1 << 20).rsplit(b"\n", 1)[0])
-    rounds: Dict[str, List[Dict[str, Any]]] = {engine: [] for engine in ENGINES}
-    for _ in range(args.repeat):
-        for engine in ENGINES:
-            child = subprocess.run(
-                [sys.executable, __file__, str(args.corpus), "--engine", engine,
-                 "--warm-up", str(warm_up)],
-                capture_output=True, text=True, check=True,
-            )
-            rounds[engine].append(json.loads(child.stdout.strip().splitlines()[-1]))
-    results = {
-        engine: sorted(runs, key=lambda r: r["wall_s"])[len(runs) // 2]
-        for engine, runs in rounds.items()
-    }
-    base = results["processes=2"]
-    megabytes = args.corpus.stat().st_size / 1e6
-    rows = []
+    rounds: Dict[str, List[Dict[str, Any]]] = {engine: [] for engine in engines}
+    for _ in range(args.rounds):
+        for engine in engines:
+            spec = {"corpus": str(corpus), "warm_up": str(warm_up), "engine": engine}
+            try:
+                rounds[engine].append(run_child("bench.bench_cluster", spec))
+            except ChildFailed as failure:
+                print(failure, file=sys.stderr)
+                rounds[engine].append(failure.row())
+    results = {engine: sorted(runs, key=lambda r: r.get("wall_s", 0))[len(runs) // 2] for engine, runs in rounds.items()}
+    base = results[engines[0]]
+    megabytes = corpus.stat().st_size / 1e6
+    rows: List[Dict[str, Any]] = []
     for engine, r in results.items():
+        if "error" in r:
+            rows.append({"engine (2 workers)": engine, "wall s": f"skipped: {r['error']}"})
+            continue
         cpu = r["parent_cpu_s"] + r["workers_cpu_s"] + r["services_cpu_s"]
         rows.append({
             "engine (2 workers)": engine,
@@ -218,27 +195,18 @@ def main() -> None:
             "workers CPU s": round(r["workers_cpu_s"], 2),
             "services CPU s": round(r["services_cpu_s"], 2),
             "CPU ratio": round(cpu / (base["parent_cpu_s"] + base["workers_cpu_s"]), 2),
-            "parent peak MB": round(r["parent_peak_mb"]),
+            "parent peak MB": round(r["peak_rss_mb"]),
             "worker peak MB": round(r["worker_peak_mb"]),
             "start-up s": round(r["startup_s"], 1),
             "same counts": "yes" if r["digest"] == reference else "NO",
         })
-    title = f"counting {args.corpus.name} ({megabytes:.0f} MB) on 2 workers: local processes, Dask, Ray"
-    columns = list(rows[0])
-    print(f"## {title}\n")
-    print("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
-    for row in rows:
-        print("| " + " | ".join(str(row[c]) for c in columns) + " |")
-    end_load = os.getloadavg()
-    notes = (f"median of {args.repeat} interleaved rounds, each after a warm-up; load average "
-             f"{load[0]:.2f} before the run, {end_load[0]:.2f} after (2 cores, shared)")
-    print(f"\n{notes}")
-    from _results import record
-
-    record("bench_cluster", rows, title=title, notes=notes,
-           plot={"label": "engine (2 workers)", "value": "wall ratio", "log": False,
-                 "xlabel": "wall time / processes=2"})
+    return Table(
+        rows,
+        title=f"counting {corpus.name} ({megabytes:.0f} MB) on 2 workers: local processes, Dask, Ray",
+        notes=f"median of {args.rounds} interleaved rounds, each after a warm-up",
+        plot={"label": "engine (2 workers)", "value": "wall ratio", "log": False, "xlabel": "wall time / processes=2"},
+    )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(script.main())

@@ -1,16 +1,16 @@
-#!/usr/bin/env python3
 """The positional trainer on text without spaces: HF ``tokenizers``, scaling, one 20 MB line.
 
-    python3 bench/bench_positional.py --pypy /tmp/pypyenv/bin/python            # everything
-    python3 bench/bench_positional.py --pypy /tmp/pypyenv/bin/python --parts peer --repeat 3
-    python3 bench/bench_positional.py --pypy /tmp/pypyenv/bin/python --tracemalloc  # + CPython
+    python -m bench.bench_positional --pypy /work/pypy-venv/bin/python            # everything
+    python -m bench.bench_positional --pypy /work/pypy-venv/bin/python --only peer --rounds 3
+    python -m bench.bench_positional --pypy /work/pypy-venv/bin/python --tracemalloc  # + CPython
 
-Every measurement runs in a fresh subprocess (the script re-invokes itself with
-``--child``), so peak RSS is that run's own; repeated rounds are interleaved so that a noisy
-machine slows every contender alike, and the median is reported. Parts:
+Every measurement runs in a child process (the script re-run with ``--child``), so peak
+RSS is that run's own; repeated rounds are interleaved so that a noisy machine slows every
+contender alike, and the median is reported. Parts (``--only`` picks some; ``--quick``
+runs them on the first 256 KB of the corpus, vocab 500, one round):
 
 ``peer``
-    ``../shared/corpora/zh-fortunes.txt`` (2 MB of Chinese, no spaces; one line = one
+    ``zh-fortunes.txt`` of the shared corpora (2 MB of Chinese, no spaces; one line = one
     sequence), vocab 5 000, ``pretokenizer="none"``, against HF ``tokenizers``
     ``BpeTrainer`` with *no* pre-tokenizer: ``Tokenizer(models.BPE())`` and
     ``BpeTrainer(vocab_size=5000, initial_alphabet=ByteLevel.alphabet(), special_tokens=[])``.
@@ -38,7 +38,7 @@ machine slows every contender alike, and the median is reported. Parts:
     1x, 2x, 4x, 8x the Chinese corpus (copy ``k`` rotates every line by ``7 k``
     characters, so the lines stay distinct and the characters' statistics stay the same),
     vocab 5 000, on the first interpreter given: time and memory should grow linearly.
-``long-line``
+``long_line``
     one 20 MB line without any special token (``en-gcide-18m.txt`` and ``zh-fortunes.txt``
     with their newlines turned into spaces), trained with ``purebpe.train(...,
     pretokenizer="none", progress=True)``: counting keeps the line whole, training fits in
@@ -49,66 +49,29 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-SHARED = ROOT.parent / "shared" / "corpora"
-ZH = SHARED / "zh-fortunes.txt"
-GCIDE = SHARED / "en-gcide-18m.txt"
-VOCAB = 5000
+from ._harness import RssPeak, Script, Table, corpus_path, digest, importable, interpreter_label, rss_bytes, run_child
+from .hf_trainer_adapter import hf_merges, hf_trainer
+
 LONG_LINE_BYTES = 20_000_000
-
 Result = Dict[str, Any]
 
+script = Script("bench_positional", __doc__, rounds=2, interpreters=True)
+script.option("--vocab", type=int, default=5000)
+script.option("--tracemalloc", action="store_true", help="also measure CPython with tracemalloc (slow)")
+
 
 # --------------------------------------------------------------------------------------
-# Child side: one run, reported as one JSON line on stdout.
+# Child side: one run
 # --------------------------------------------------------------------------------------
-def rss_bytes() -> int:
-    """This process's resident memory now (Linux ``/proc``; elsewhere its peak so far)."""
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-class RssPeak:
-    """Samples RSS every 2 ms in a thread between ``start`` and ``stop`` (which returns it)."""
-
-    def __init__(self) -> None:
-        self.peak = rss_bytes()
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._done.wait(0.002):
-            self.peak = max(self.peak, rss_bytes())
-
-    def start(self) -> "RssPeak":
-        self._thread.start()
-        return self
-
-    def stop(self) -> int:
-        self._done.set()
-        self._thread.join()
-        return max(self.peak, rss_bytes())
-
-
 def release_free_memory() -> None:
     """Collect garbage and hand freed heap pages back to the OS (glibc), so that memory the
     counting phase freed is not silently reused by training and hidden from RSS growth."""
@@ -121,16 +84,12 @@ def release_free_memory() -> None:
         pass
 
 
-def child(spec: Dict[str, Any]) -> None:
-    result = child_tokenizers(spec) if spec["tool"] == "tokenizers" else child_purebpe(spec)
-    import resource
-
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps(result))
+@script.child
+def child(spec: Dict[str, Any]) -> Result:
+    return child_tokenizers(spec) if spec["tool"] == "tokenizers" else child_purebpe(spec)
 
 
 def child_purebpe(spec: Dict[str, Any]) -> Result:
-    sys.path.insert(0, str(ROOT))
     import purebpe
 
     progress = spec.get("progress", False)
@@ -147,9 +106,7 @@ def child_purebpe(spec: Dict[str, Any]) -> Result:
         tracemalloc.start()
     sampler = RssPeak().start()
     merge_start = time.perf_counter()
-    model = purebpe.train_from_counts(
-        counts, spec["vocab"], variant="positional", progress=progress
-    )
+    model = purebpe.train_from_counts(counts, spec["vocab"], variant="positional", progress=progress)
     done = time.perf_counter()
     peak = sampler.stop()
     traced = output = None
@@ -190,10 +147,7 @@ def table_growth(merges: List[Any]) -> int:
 
 def child_tokenizers(spec: Dict[str, Any]) -> Result:
     os.environ["RAYON_NUM_THREADS"] = str(spec["threads"])  # before tokenizers starts its pool
-    sys.path.insert(0, str(ROOT))
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    from purebpe.bytemap import decode_token, encode_token
+    from purebpe.bytemap import encode_token
 
     start = time.perf_counter()
     with open(spec["corpus"], "rb") as f:
@@ -207,57 +161,36 @@ def child_tokenizers(spec: Dict[str, Any]) -> Result:
     release_free_memory()
     before = rss_bytes()
     sampler = RssPeak().start()
-    tokenizer = Tokenizer(models.BPE())  # no pre-tokenizer: each line is one word
-    trainer = trainers.BpeTrainer(
-        vocab_size=spec["vocab"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=[],
-        show_progress=False,
-    )
+    tokenizer, trainer = hf_trainer(spec["vocab"], byte_level=False)  # each line is one word
     tokenizer.train_from_iterator(lines, trainer, length=len(lines))
     done = time.perf_counter()
     peak = sampler.stop()
-    merges = json.loads(tokenizer.to_str())["model"]["merges"]
-    pairs = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
     return {
         "count_s": prepared - start,
         "merge_s": done - prepared,
         "total_s": done - start,
         "train_rss_growth_mb": (peak - before) / 1e6,
-        "merges": [[decode_token(left).hex(), decode_token(right).hex()] for left, right in pairs],
+        "merges": [[left.hex(), right.hex()] for left, right in hf_merges(tokenizer)],
     }
 
 
 # --------------------------------------------------------------------------------------
-# Parent side
+# Parent side: the parts
 # --------------------------------------------------------------------------------------
-def run_child(
-    interpreter: str, spec: Dict[str, Any], env: Optional[Dict[str, str]] = None
-) -> Result:
-    environment = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
-    command = [interpreter, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
-    done = subprocess.run(command, capture_output=True, text=True, env=environment)
-    if done.returncode != 0:
-        raise SystemExit(f"child failed: {' '.join(command)}\n{done.stderr[-3000:]}")
-    result: Result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["stderr"] = done.stderr
-    return result
+NURSERY = {"PYPY_GC_NURSERY": "4MB"}
 
 
-def interpreter_label(interpreter: str) -> str:
-    code = "import platform; print(platform.python_implementation(), platform.python_version())"
-    return subprocess.run([interpreter, "-c", code], capture_output=True, text=True).stdout.strip()
+def interpreters(args: argparse.Namespace) -> List[str]:
+    """The interpreters purebpe runs on, PyPy first."""
+    return [i for i in (args.pypy, args.python) if i]
 
 
-def has_tokenizers(interpreter: str) -> bool:
-    return (
-        subprocess.run([interpreter, "-c", "import tokenizers"], capture_output=True).returncode
-        == 0
-    )
+def zh(args: argparse.Namespace) -> Path:
+    return corpus_path("zh-fortunes.txt", quick=args.quick)
 
 
-def digest(merges: List[List[str]]) -> str:
-    return hashlib.sha256(json.dumps(merges).encode()).hexdigest()[:12]
+def vocab(args: argparse.Namespace) -> int:
+    return 500 if args.quick else args.vocab
 
 
 def common_prefix(a: List[List[str]], b: List[List[str]]) -> int:
@@ -267,276 +200,128 @@ def common_prefix(a: List[List[str]], b: List[List[str]]) -> int:
     return n
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def part_peer(interpreters: List[str], hf_python: Optional[str], repeat: int) -> str:
-    contenders: List[Any] = []  # (label, interpreter, spec)
+@script.register
+def peer(args: argparse.Namespace) -> Table:
+    contenders: List[Tuple[str, str, Dict[str, Any]]] = []  # (label, interpreter, spec)
+    hf_python = next((i for i in (args.python, "python3") if importable(i, "tokenizers")), None)
     if hf_python:
         for threads in (1, os.cpu_count() or 1):
             label = f"HF tokenizers, {threads} thread{'s' if threads > 1 else ''}"
             contenders.append((label, hf_python, {"tool": "tokenizers", "threads": threads}))
-    for interpreter in interpreters:
-        contenders.append(
-            (
-                f"purebpe positional, {interpreter_label(interpreter)}",
-                interpreter,
-                {"tool": "purebpe"},
-            )
-        )
+    for python in interpreters(args):
+        contenders.append((f"purebpe positional, {interpreter_label(python)}", python, {"tool": "purebpe"}))
     runs: Dict[str, List[Result]] = {label: [] for label, _, _ in contenders}
-    for round_ in range(repeat):
-        for label, interpreter, spec in contenders:
-            spec = dict(spec, corpus=str(ZH), vocab=VOCAB)
-            runs[label].append(run_child(interpreter, spec))
-            print(
-                f"  round {round_ + 1}: {label}: {runs[label][-1]['total_s']:.2f} s",
-                file=sys.stderr,
-            )
-    median = {
-        label: {
-            key: statistics.median(r[key] for r in rs)
-            for key in ("count_s", "merge_s", "total_s", "peak_rss_mb", "train_rss_growth_mb")
-        }
-        for label, rs in runs.items()
-    }
-    reference_label = contenders[0][0] if hf_python else None
-    reference = median[reference_label]["total_s"] if reference_label else None
-    purebpe_merges = [
-        runs[label][0]["merges"] for label, _, spec in contenders if spec["tool"] == "purebpe"
-    ]
+    for round_ in range(args.rounds):
+        for label, python, spec in contenders:
+            runs[label].append(run_child("bench.bench_positional", dict(spec, corpus=str(zh(args)), vocab=vocab(args)), python=python))
+            print(f"  round {round_ + 1}: {label}: {runs[label][-1]['total_s']:.2f} s", file=sys.stderr)
+    keys = ("count_s", "merge_s", "total_s", "peak_rss_mb", "train_rss_growth_mb")
+    median = {label: {key: statistics.median(r[key] for r in rs) for key in keys} for label, rs in runs.items()}
+    reference = median[contenders[0][0]]["total_s"] if hf_python else None
+    ours = [runs[label][0]["merges"] for label, _, spec in contenders if spec["tool"] == "purebpe"]
+    if len({digest(m) for m in ours}) > 1:
+        raise SystemExit("purebpe runs on different interpreters learned different merges")
     rows = []
     for label, _, spec in contenders:
-        m = median[label]
-        merges = runs[label][0]["merges"]
-        agree = common_prefix(merges, purebpe_merges[0]) if purebpe_merges else "-"
-        rows.append(
-            [
-                label,
-                f"{m['count_s']:.2f}",
-                f"{m['merge_s']:.2f}",
-                f"{m['total_s']:.2f}",
-                f"{m['total_s'] / reference:.2f}" if reference else "-",
-                f"{m['peak_rss_mb']:.0f}",
-                f"{m['train_rss_growth_mb']:.1f}",
-                f"{len(merges)} ({digest(merges)}, {agree} same as purebpe)",
-            ]
-        )
-    if len({digest(m) for m in purebpe_merges}) > 1:
-        raise SystemExit("purebpe runs on different interpreters learned different merges")
-    return table(
-        [
-            "contender",
-            "count s",
-            "merge s",
-            "total s",
-            "ratio",
-            "peak RSS MB",
-            "RSS growth in training MB",
-            "merges",
-        ],
-        rows,
-    )
+        m, merges = median[label], runs[label][0]["merges"]
+        rows.append({
+            "contender": label, "count s": f"{m['count_s']:.2f}", "merge s": f"{m['merge_s']:.2f}",
+            "total s": f"{m['total_s']:.2f}", "ratio": f"{m['total_s'] / reference:.2f}" if reference else "-",
+            "peak RSS MB": f"{m['peak_rss_mb']:.0f}", "RSS growth in training MB": f"{m['train_rss_growth_mb']:.1f}",
+            "merges": f"{len(merges)} ({digest(merges)}, {common_prefix(merges, ours[0]) if ours else '-'} same as purebpe)",
+        })
+    return Table(rows, suffix="_peer", interpreter=" + ".join(map(interpreter_label, interpreters(args))),
+                 title=f"Positional vs HF tokenizers, zh-fortunes.txt, vocab {vocab(args)}, "
+                 f"no pre-tokenization (median of {args.rounds})")
 
 
-def part_memory(pypy: Optional[str], cpython: Optional[str], tracemalloc: bool) -> str:
-    corpus_bytes = ZH.stat().st_size
-    rows: List[Sequence[Any]] = []
+@script.register
+def memory(args: argparse.Namespace) -> Table:
+    corpus_bytes = zh(args).stat().st_size
+    rows: List[Dict[str, Any]] = []
 
-    def row(interpreter: str, what: str, megabytes: float) -> None:
-        label = interpreter_label(interpreter)
-        rows.append([label, what, f"{megabytes:.2f}", f"{megabytes * 1e6 / corpus_bytes:.2f}x"])
+    def row(python: str, what: str, megabytes: float) -> None:
+        rows.append({"interpreter": interpreter_label(python), f"measure (corpus {corpus_bytes / 1e6:.2f} MB)": what,
+                     "MB": f"{megabytes:.2f}", "x corpus": f"{megabytes * 1e6 / corpus_bytes:.2f}x"})
 
-    spec = {"tool": "purebpe", "corpus": str(ZH), "vocab": VOCAB}
-    if pypy:
+    spec = {"tool": "purebpe", "corpus": str(zh(args)), "vocab": vocab(args)}
+    if args.pypy:
         for warm in (False, True):
-            result = run_child(pypy, dict(spec, warm=warm), env={"PYPY_GC_NURSERY": "4MB"})
+            result = run_child("bench.bench_positional", dict(spec, warm=warm), python=args.pypy, env=NURSERY)
             what = "second training in the process (JIT warm)" if warm else "first training"
-            row(pypy, f"RSS growth, {what}", result["train_rss_growth_mb"])
-    if cpython and tracemalloc:
-        result = run_child(cpython, dict(spec, tracemalloc=True))
+            row(args.pypy, f"RSS growth, {what}", result["train_rss_growth_mb"])
+    if args.python and args.tracemalloc:
+        result = run_child("bench.bench_positional", dict(spec, tracemalloc=True), python=args.python)
         traced, output = result["tracemalloc_mb"], result["output_mb"]
-        row(cpython, "tracemalloc peak of train_from_counts", traced)
-        row(cpython, "of which the table's new tokens and merges (the output)", output)
-        row(cpython, "the trainer's own (peak minus output)", traced - output)
-        row(cpython, "RSS growth in training", result["train_rss_growth_mb"])
-    header = ["interpreter", f"measure (corpus {corpus_bytes / 1e6:.2f} MB)", "MB", "x corpus"]
-    return table(header, rows)
+        row(args.python, "tracemalloc peak of train_from_counts", traced)
+        row(args.python, "of which the table's new tokens and merges (the output)", output)
+        row(args.python, "the trainer's own (peak minus output)", traced - output)
+        row(args.python, "RSS growth in training", result["train_rss_growth_mb"])
+    return Table(rows, suffix="_memory", interpreter=" + ".join(map(interpreter_label, interpreters(args))),
+                 title="Positional trainer memory, zh-fortunes.txt (target: 3x corpus bytes)")
 
 
-def rotated_corpus(k: int, directory: Path) -> Path:
+def rotated_corpus(source: Path, k: int, directory: Path) -> Path:
     """``k`` copies of the Chinese corpus; copy ``i`` has its lines rotated by ``7 i`` chars."""
-    lines = ZH.read_text(encoding="utf-8").split("\n")
+    lines = source.read_text(encoding="utf-8").split("\n")
     path = directory / f"zh-x{k}.txt"
     with open(path, "w", encoding="utf-8") as out:
         for i in range(k):
             shift = 7 * i
-            out.write(
-                "\n".join(
-                    line[shift % len(line) :] + line[: shift % len(line)] if line else line
-                    for line in lines
-                )
-            )
+            out.write("\n".join(line[shift % len(line) :] + line[: shift % len(line)] if line else line for line in lines))
     return path
 
 
-def part_scaling(interpreter: str, directory: Path) -> str:
+@script.register
+def scaling(args: argparse.Namespace) -> Table:
+    python = interpreters(args)[0]
     rows = []
     first: Optional[Result] = None
-    for k in (1, 2, 4, 8):
-        path = rotated_corpus(k, directory)
-        result = run_child(
-            interpreter,
-            {"tool": "purebpe", "corpus": str(path), "vocab": VOCAB},
-            env={"PYPY_GC_NURSERY": "4MB"},
-        )
-        first = first or result
-        size = path.stat().st_size
-        rows.append(
-            [
-                f"{k}x",
-                f"{size / 1e6:.1f}",
-                f"{result['distinct_bytes'] / 1e6:.1f}",
-                f"{result['count_s']:.2f}",
-                f"{result['merge_s']:.2f}",
-                f"{result['merge_s'] / first['merge_s']:.2f}",
-                f"{result['train_rss_growth_mb']:.1f}",
-                f"{result['train_rss_growth_mb'] / first['train_rss_growth_mb']:.2f}",
-            ]
-        )
-        print(f"  scaling {k}x: {result['total_s']:.2f} s", file=sys.stderr)
-    return f"{interpreter_label(interpreter)}, vocab {VOCAB}, GC nursery 4 MB\n\n" + table(
-        [
-            "corpus",
-            "MB",
-            "distinct MB",
-            "count s",
-            "merge s",
-            "merge vs 1x",
-            "RSS growth MB",
-            "growth vs 1x",
-        ],
-        rows,
-    )
-
-
-def part_long_line(interpreter: str, directory: Path) -> str:
-    path = directory / "one-line.txt"
-    with open(path, "wb") as out:
-        written = 0
-        for source in (ZH, GCIDE):
-            data = source.read_bytes().replace(b"\n", b" ")[: LONG_LINE_BYTES - written]
-            out.write(data)
-            written += len(data)
-    result = run_child(
-        interpreter,
-        {"tool": "purebpe", "corpus": str(path), "vocab": VOCAB, "progress": True},
-        env={"PYPY_GC_NURSERY": "4MB"},
-    )
-    frames = [frame for frame in re.split(r"[\r\n]", result["stderr"]) if frame.startswith("merge")]
-    size = path.stat().st_size
-    rows = [
-        [
-            f"{size / 1e6:.1f}",
-            f"{result['count_s']:.2f}",
-            f"{result['merge_s']:.2f}",
-            f"{result['peak_rss_mb']:.0f}",
-            f"{result['train_rss_growth_mb']:.1f}",
-            f"{result['train_rss_growth_mb'] * 1e6 / size:.2f}x",
-            f"{len(set(frames))}",
-            len(result["merges"]),
-        ]
-    ]
-    last = frames[-1].strip() if frames else "(no bar)"
-    label = interpreter_label(interpreter)
-    return f"{label}, vocab {VOCAB}, GC nursery 4 MB; last bar frame: `{last}`\n\n" + table(
-        [
-            "line MB",
-            "count s",
-            "merge s",
-            "peak RSS MB",
-            "RSS growth in training MB",
-            "x line bytes",
-            "bar frames",
-            "merges",
-        ],
-        rows,
-    )
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--pypy", help="a PyPy interpreter to run purebpe on")
-    parser.add_argument(
-        "--cpython", default=sys.executable if sys.implementation.name == "cpython" else None
-    )
-    parser.add_argument("--parts", default="peer,memory,scaling,long-line")
-    parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument(
-        "--tracemalloc", action="store_true", help="also measure CPython with tracemalloc (slow)"
-    )
-    args = parser.parse_args()
-    if args.child:
-        child(json.loads(args.child))
-        return 0
-    if not ZH.exists():
-        print(f"skipped: {ZH} not found")
-        return 0
-    interpreters = [i for i in (args.pypy, args.cpython) if i]
-    first_interpreter = interpreters[0]
-    hf_python = next((i for i in (args.cpython, "python3") if i and has_tokenizers(i)), None)
-    parts = args.parts.split(",")
-    sys.path.insert(0, str(HERE))
-    from _results import record
-
-    everything = " + ".join(map(interpreter_label, interpreters))
-    first = interpreter_label(interpreters[0])
     with tempfile.TemporaryDirectory() as tmp:
-        # (part, heading and title, interpreter the figures come from, how to run it)
-        plan: List[Tuple[str, str, str, Callable[[], str]]] = [
-            (
-                "peer",
-                f"Positional vs HF tokenizers, zh-fortunes.txt, vocab {VOCAB}, "
-                f"no pre-tokenization (median of {args.repeat})",
-                everything,
-                lambda: part_peer(interpreters, hf_python, args.repeat),
-            ),
-            (
-                "memory",
-                "Positional trainer memory, zh-fortunes.txt (target: 3x corpus bytes)",
-                everything,
-                lambda: part_memory(args.pypy, args.cpython, args.tracemalloc),
-            ),
-            (
-                "scaling",
-                "Positional trainer scaling",
-                first,
-                lambda: part_scaling(first_interpreter, Path(tmp)),
-            ),
-            (
-                "long-line",
-                "Positional trainer on one 20 MB line",
-                first,
-                lambda: part_long_line(first_interpreter, Path(tmp)),
-            ),
-        ]
-        for part, title, interpreter, run in plan:
-            if part not in parts or (part == "long-line" and not GCIDE.exists()):
-                continue
-            markdown = run()
-            print(f"\n### {title}\n\n{markdown}")
-            record(
-                f"bench_positional_{part.replace('-', '_')}",
-                markdown,
-                interpreter=interpreter,
-                title=title,
-            )
-    return 0
+        for k in (1, 2) if args.quick else (1, 2, 4, 8):
+            path = rotated_corpus(zh(args), k, Path(tmp))
+            result = run_child("bench.bench_positional", {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args)},
+                               python=python, env=NURSERY)
+            first = first or result
+            rows.append({
+                "corpus": f"{k}x", "MB": f"{path.stat().st_size / 1e6:.1f}",
+                "distinct MB": f"{result['distinct_bytes'] / 1e6:.1f}", "count s": f"{result['count_s']:.2f}",
+                "merge s": f"{result['merge_s']:.2f}", "merge vs 1x": f"{result['merge_s'] / first['merge_s']:.2f}",
+                "RSS growth MB": f"{result['train_rss_growth_mb']:.1f}",
+                "growth vs 1x": f"{result['train_rss_growth_mb'] / first['train_rss_growth_mb']:.2f}",
+            })
+            print(f"  scaling {k}x: {result['total_s']:.2f} s", file=sys.stderr)
+    return Table(rows, suffix="_scaling", interpreter=interpreter_label(python), title="Positional trainer scaling",
+                 notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB")
+
+
+@script.register
+def long_line(args: argparse.Namespace) -> Table:
+    python = interpreters(args)[0]
+    limit = 1_000_000 if args.quick else LONG_LINE_BYTES
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "one-line.txt"
+        with open(path, "wb") as out:
+            written = 0
+            for name in ("zh-fortunes.txt", "en-gcide-18m.txt"):
+                data = corpus_path(name).read_bytes().replace(b"\n", b" ")[: limit - written]
+                out.write(data)
+                written += len(data)
+        result = run_child("bench.bench_positional", {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args), "progress": True},
+                           python=python, env=NURSERY)
+        size = path.stat().st_size
+    frames = [frame for frame in re.split(r"[\r\n]", result["stderr"]) if frame.startswith("merge")]
+    row = {
+        "line MB": f"{size / 1e6:.1f}", "count s": f"{result['count_s']:.2f}", "merge s": f"{result['merge_s']:.2f}",
+        "peak RSS MB": f"{result['peak_rss_mb']:.0f}", "RSS growth in training MB": f"{result['train_rss_growth_mb']:.1f}",
+        "x line bytes": f"{result['train_rss_growth_mb'] * 1e6 / size:.2f}x", "bar frames": f"{len(set(frames))}",
+        "merges": len(result["merges"]),
+    }
+    last = frames[-1].strip() if frames else "(no bar)"
+    return Table([row], suffix="_long_line", interpreter=interpreter_label(python),
+                 title=f"Positional trainer on one {size / 1e6:.0f} MB line",
+                 notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB; last bar frame: `{last}`")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(script.main())

@@ -1,6 +1,6 @@
 """Check that ``tie_break="hf"`` reproduces Hugging Face ``tokenizers``' merges exactly.
 
-For each corpus of ``../shared/corpora`` (gcide-18m and kjv-5m at vocab 10000, the CS336
+For each corpus of the shared corpora (gcide-18m and kjv-5m at vocab 10000, the CS336
 fixture at 500) it trains ``tokenizers``' ``BpeTrainer`` the usual way -- ``BPE`` model,
 ``ByteLevel`` pre-tokenizer without prefix space, the full byte alphabet,
 ``tokenizer.train([path], trainer)`` with ``<|endoftext|>`` as a special token -- and
@@ -13,44 +13,29 @@ special tokens out of the text, so ``<|endoftext|>`` is pre-tokenized and counte
 ordinary text (``<|``, ``endoftext``, ``|>``). purebpe gets the lines as its iterator and
 no special tokens while counting; the special token still takes one id of the vocabulary.
 
-    python bench/check_hf_reproduction.py [CORPORA_DIR]
+    python -m bench.check_hf_reproduction [--corpora DIR] [--quick]   # --quick: the fixture alone
 
 Prints one line per corpus (merges equal or the first difference, CPU and wall time of
 each side) and exits 1 on a mismatch. CPython only (``tokenizers`` has no PyPy wheels).
 """
 from __future__ import annotations
 
-import json
-import os
+import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
 import purebpe
-from purebpe.bytemap import decode_token
 
-HERE = Path(__file__).resolve().parent
-CORPORA = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent.parent / "shared" / "corpora"
+from ._harness import Script, Table, corpora_dir, timed
+from .hf_trainer_adapter import train_bpe
+
 CASES = [("en-gcide-18m.txt", 10000), ("en-kjv-fortunes-5m.txt", 10000), ("cs336-corpus.en", 500)]
 SPECIAL = "<|endoftext|>"
 Merges = List[Tuple[bytes, bytes]]
 
-
-def hf_merges(path: Path, vocab_size: int) -> Merges:
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=[SPECIAL],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tokenizer.train([str(path)], trainer)
-    merges = json.loads(tokenizer.to_str())["model"]["merges"]
-    return [(decode_token(left), decode_token(right)) for left, right in merges]
+script = Script("check_hf_reproduction", __doc__, rounds=1)
+script.option("--corpora", type=Path, default=None, help="the shared corpora directory")
 
 
 def lines(path: Path) -> Iterator[str]:
@@ -65,38 +50,31 @@ def purebpe_merges(path: Path, vocab_size: int) -> Merges:
     return model.merges
 
 
-def timed(fn, *args):  # type: ignore[no-untyped-def]
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = fn(*args)
-    return result, time.perf_counter() - wall, time.process_time() - cpu
-
-
-def main() -> int:
-    failures = 0
-    print(f"load: {os.getloadavg()[0]:.2f} (2 shared cores)")
-    for name, vocab_size in CASES:
-        path = CORPORA / name
+@script.register
+def every_corpus(args: argparse.Namespace) -> Table:
+    rows = []
+    for name, vocab_size in CASES[-1:] if args.quick else CASES:
+        path = (args.corpora or corpora_dir()) / name
         if not path.exists():
-            print(f"{name}: skipped, not found")
+            print(f"{name}: skipped, not found", file=sys.stderr)
             continue
-        theirs, hf_wall, hf_cpu = timed(hf_merges, path, vocab_size)
+        (_, theirs), hf_wall, hf_cpu = timed(train_bpe, path, vocab_size, [SPECIAL])
         mine, wall, cpu = timed(purebpe_merges, path, vocab_size)
         if mine == theirs:
             verdict = f"{len(mine)} merges, identical"
         else:
-            failures += 1
             index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
             verdict = (
                 f"DIFFER at merge {index} of {len(theirs)} (purebpe {len(mine)}): "
                 f"tokenizers {theirs[index] if index < len(theirs) else None}, "
                 f"purebpe {mine[index] if index < len(mine) else None}"
             )
-        print(
-            f"{name} vocab {vocab_size}: {verdict}; tokenizers {hf_wall:.1f} s wall / {hf_cpu:.1f} s CPU, "
-            f"purebpe (CPython, tie_break='hf') {wall:.1f} s wall / {cpu:.1f} s CPU"
-        )
-    return 1 if failures else 0
+        rows.append({"corpus": name, "vocab": vocab_size, "merges": verdict,
+                     "tokenizers wall / CPU s": f"{hf_wall:.1f} / {hf_cpu:.1f}",
+                     "purebpe (tie_break='hf') wall / CPU s": f"{wall:.1f} / {cpu:.1f}"})
+    return Table(rows, title="tie_break='hf' against HF tokenizers' trainer", record=False,
+                 ok=all(row["merges"].endswith("identical") for row in rows))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(script.main())

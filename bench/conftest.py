@@ -7,11 +7,7 @@ from typing import Any, List
 import pytest
 
 import purebpe
-
 from purebpe.corpus import default_corpus
-
-#: The larger corpora live beside the repository in ``../shared/corpora`` when present.
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
 
 
 @pytest.fixture(scope="session")

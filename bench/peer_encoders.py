@@ -1,17 +1,47 @@
-"""Encoders of other libraries behind ``check_tokenizer``'s factory signature.
+"""Encoders of other libraries: behind ``check_tokenizer``'s factory signature, and GPT-2's.
 
 ``factory(vocab, merges, special_tokens)`` returns an object with ``encode(text)``,
 ``decode(ids)`` and ``encode_iterable(texts)``; each adapter builds the library's own
 encoder from the vocab and merges (GPT-2 pattern). Libraries without ``encode_iterable``
-get one that encodes the joined text (correct, not streaming). CPython only.
+get one that encodes the joined text (correct, not streaming). :func:`gpt2_tiktoken` and
+:func:`gpt2_hf` build the peers' GPT-2 tokenizers offline from its ``vocab.json`` and
+``merges.txt``, for the benchmarks. CPython only.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, List, Tuple
+import json
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Tuple, Union
 
-from purebpe.bytemap import encode_token
+from purebpe.bytemap import decode_token, encode_token
+from purebpe.pretokenize import GPT2_PATTERN
 
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+EOT = "<|endoftext|>"
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def gpt2_tiktoken(vocab_json: PathLike) -> Any:
+    """``tiktoken.Encoding`` of GPT-2 from its ``vocab.json``: rank = id, tiktoken's ``r50k``
+    pattern, ``<|endoftext|>`` = 50256."""
+    import tiktoken
+
+    with open(vocab_json, encoding="utf-8") as stream:
+        ranks = {decode_token(key): tid for key, tid in json.load(stream).items() if key != EOT}
+    return tiktoken.Encoding("gpt2-files", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={EOT: 50256})
+
+
+def gpt2_hf(vocab_json: PathLike, merges_txt: PathLike) -> Any:
+    """HF ``tokenizers``' GPT-2 from its files: ``models.BPE.from_file``, the ``ByteLevel``
+    pre-tokenizer (no prefix space) and decoder, ``<|endoftext|>`` a special token."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    tokenizer = Tokenizer(models.BPE.from_file(os.fspath(vocab_json), os.fspath(merges_txt)))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.add_special_tokens([EOT])
+    return tokenizer
 
 
 class _Joined:

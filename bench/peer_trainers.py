@@ -16,12 +16,12 @@ import os
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 from purebpe.bytemap import decode_token
+from purebpe.pretokenize import GPT2_PATTERN
 from purebpe.specials import special_pattern, split_on_specials
 
 PathLike = Union[str, "os.PathLike[str]"]
 Vocab = Dict[int, bytes]
 Merges = List[Tuple[bytes, bytes]]
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
 def read(input_path: PathLike) -> str:

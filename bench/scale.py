@@ -1,16 +1,16 @@
-#!/usr/bin/env python3
 """The scaling benchmark: every trainer at 18 MB, 100 MB and 1 GB, time and memory by size.
 
 Run from the repository root (PyPy found as ``--pypy``, ``$PUREBPE_PYPY`` or ``pypy3``)::
 
-    python3 bench/scale.py --pypy .tox/pypy3/bin/python            # all three sizes
-    python3 bench/scale.py --sizes 18m,100m --timeout 600           # a quicker look
+    python -m bench.scale --pypy /work/pypy-venv/bin/python       # all three sizes
+    python -m bench.scale --sizes 18m,100m --timeout 600           # a quicker look
+    python -m bench.scale --quick --sizes 18m                      # end to end, in seconds
 
-The corpora: ``en-gcide-18m.txt`` (English, vocabulary 10 000) from ``../shared/corpora``,
+The corpora: ``en-gcide-18m.txt`` (English, vocabulary 10 000) from the shared corpora,
 and 100 MB and 1 GB of the Linux source (vocabulary 32 000), built once and
 deterministically by ``../shared/corpora/make-linux-corpus.sh`` into
 ``~/.cache/purebpe-corpora`` (this script runs it when they are missing). Each size is one
-run of ``bench/compare_peers.py`` with the GPT-2 pattern: purebpe ``auto`` on CPython and
+run of :mod:`bench.compare_peers` with the GPT-2 pattern: purebpe ``auto`` on CPython and
 PyPy with 1 and 2 counting processes, HF ``tokenizers`` and ``rustbpe`` on 1 and 2 threads,
 and ``bpeasy``; each contender in a fresh process, recording wall and CPU seconds and peak
 RSS (its counting processes' CPU included). A contender over ``--timeout`` or not installed
@@ -22,62 +22,63 @@ machine: compare such rows with care.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-SHARED = ROOT.parent / "shared" / "corpora"
+from . import compare_peers
+from ._harness import ROOT, Script, Table, corpora_dir
+
 CACHE = Path.home() / ".cache" / "purebpe-corpora"
 
 #: size label -> (corpus path, vocabulary size, megabytes for the plots)
 SIZES: Dict[str, Tuple[Path, int, float]] = {
-    "18m": (SHARED / "en-gcide-18m.txt", 10_000, 18.0),
+    "18m": (corpora_dir() / "en-gcide-18m.txt", 10_000, 18.0),
     "100m": (CACHE / "linux-100m.txt", 32_000, 100.0),
     "1g": (CACHE / "linux-1g.txt", 32_000, 1000.7),
 }
+
+script = Script("scale", __doc__, rounds=1, interpreters=True)
+script.option("--sizes", default="18m,100m,1g")
+script.option("--timeout", type=float, default=900, help="seconds per run")
 
 
 def ensure_linux_corpus() -> None:
     if (CACHE / "linux-1g.txt").exists() and (CACHE / "linux-100m.txt").exists():
         return
-    script = SHARED / "make-linux-corpus.sh"
-    print(f"building the Linux corpora with {script} (once) ...", file=sys.stderr)
-    subprocess.run(["bash", str(script), str(CACHE)], check=True)
+    make = corpora_dir() / "make-linux-corpus.sh"
+    print(f"building the Linux corpora with {make} (once) ...", file=sys.stderr)
+    subprocess.run(["bash", str(make), str(CACHE)], check=True)
 
 
-def run_size(label: str, args: argparse.Namespace, markdown: Path) -> None:
-    path, vocab, _ = SIZES[label]
-    command = [
-        sys.executable, str(HERE / "compare_peers.py"), "--corpus", str(path),
-        "--vocab", str(vocab), "--variants", "auto", "--processes", "1,2", "--bpeasy",
-        "--timeout", str(args.timeout), "--markdown", str(markdown), "--no-record",
-    ]
-    if args.pypy:
-        command += ["--pypy", args.pypy]
-    subprocess.run(command, check=False)
+@script.register
+def sizes(args: argparse.Namespace) -> List[Table]:
+    labels = args.sizes.split(",")
+    if any(label != "18m" for label in labels):
+        ensure_linux_corpus()
+    tables = []
+    for label in labels:
+        path, vocab, _ = SIZES[label]
+        argv = ["--corpus", str(path), "--vocab", str(vocab), "--variants", "auto", "--processes", "1,2",
+                "--bpeasy", "--timeout", str(args.timeout), "--python", args.python, "--pypy", args.pypy or "none",
+                "--rounds", str(args.rounds)] + (["--quick"] if args.quick else [])
+        table = compare_peers.compare(compare_peers.script.parse(argv))[0]
+        tables.append(Table(table.rows, suffix=f"_{label}", interpreter="all", notes=table.notes,
+                            title=f"Scaling: {path.name} ({label}) to {vocab} tokens, GPT-2 pattern"))
+    if args.record:
+        plot({label: table.rows for label, table in zip(labels, tables)})
+    return tables
 
 
-def rows_of(markdown: Path) -> List[Dict[str, str]]:
-    lines = [line for line in markdown.read_text().splitlines() if line.startswith("| ")]
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    return [dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[1:]]
-
-
-def plot(results: Dict[str, List[Dict[str, str]]]) -> None:
+def plot(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+    """The two log-log plots: time and peak memory by corpus size, one line per contender."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for column, name, ylabel in (
-        ("total s", "time", "wall seconds"),
-        ("peak RSS MB", "memory", "peak RSS, MB"),
-    ):
+    for column, name, ylabel in (("total s", "time", "wall seconds"), ("peak RSS MB", "memory", "peak RSS, MB")):
         series: Dict[str, List[Tuple[float, float]]] = {}
         for label, rows in results.items():
             for row in rows:
@@ -85,9 +86,7 @@ def plot(results: Dict[str, List[Dict[str, str]]]) -> None:
                     value = float(row[column])
                 except (KeyError, ValueError):
                     continue  # a skipped contender: no point
-                series.setdefault(f"{row['contender']} ({row['interpreter']})", []).append(
-                    (SIZES[label][2], value)
-                )
+                series.setdefault(f"{row['contender']} ({row['interpreter']})", []).append((SIZES[label][2], value))
         figure, axes = plt.subplots(figsize=(8, 5))
         for contender, points in sorted(series.items()):
             xs, ys = zip(*sorted(points))
@@ -104,34 +103,5 @@ def plot(results: Dict[str, List[Dict[str, str]]]) -> None:
         print(f"wrote {target}", file=sys.stderr)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="18m,100m,1g")
-    parser.add_argument("--pypy", default=os.environ.get("PUREBPE_PYPY", "pypy3"))
-    parser.add_argument("--timeout", type=float, default=900, help="seconds per run")
-    args = parser.parse_args()
-    labels = args.sizes.split(",")
-    if any(label != "18m" for label in labels):
-        ensure_linux_corpus()
-    sys.path.insert(0, str(HERE))
-    from _results import record
-
-    results: Dict[str, List[Dict[str, str]]] = {}
-    for label in labels:
-        markdown = Path(f"/tmp/purebpe-scale-{label}.md")
-        run_size(label, args, markdown)
-        results[label] = rows_of(markdown)
-        path, vocab, _ = SIZES[label]
-        record(
-            f"scale_{label}",
-            results[label],
-            interpreter="all",
-            title=f"Scaling: {path.name} ({label}) to {vocab} tokens, GPT-2 pattern",
-            notes=markdown.read_text().splitlines()[0],
-        )
-    Path("/tmp/purebpe-scale.json").write_text(json.dumps(results, indent=1))
-    plot(results)
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(script.main())

@@ -4,7 +4,7 @@
     PYTHONPATH=. pypy3 -m pytest bench/test_bench_encode.py --benchmark-only  # PyPy
 
 The peers (tiktoken, HF tokenizers) run on the same exported vocab where installed; the
-side-by-side table with ratios is ``bench/bench_encode.py``.
+side-by-side table with ratios is ``python -m bench.bench_encode``.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Run with ``python3 -m pytest bench/test_bench_gpu_decode.py`` (``--benchmark-gro
 puts the peers side by side). Self-contained: the vocab is a purebpe model trained on the
 default corpus (vocab 2000, two special tokens), the ids are that corpus (twice over) encoded with it.
 For the GPT-2 vocab and real corpora, and a Markdown table of ratios, run
-``bench/bench_gpu_decode.py``. CuPy cases run when CuPy sees a GPU, and are skipped with
+``python -m bench.bench_gpu_decode``. CuPy cases run when CuPy sees a GPU, and are skipped with
 the reason otherwise.
 """
 from __future__ import annotations

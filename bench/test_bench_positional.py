@@ -11,20 +11,19 @@ Merging alone (``train_from_counts`` on words counted once), ``pretokenizer="non
   rewrites whole words pays the whole line at every merge, the positional one only the
   merged occurrences;
 * ``zh``: ``../shared/corpora/zh-fortunes.txt`` (when present), vocab 5000, positional only
-  (``bench/bench_positional.py`` compares it with HF ``tokenizers``).
+  (``python -m bench.bench_positional`` compares it with HF ``tokenizers``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
 import purebpe
-from conftest import time_training
+from bench._harness import corpora_dir
+from bench.conftest import time_training
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
 #: The comparison: positional and the heap variant (a word-rewriting one), where registered.
 VARIANTS = [name for name in ("heap", "positional") if name in purebpe.VARIANTS]
 
@@ -68,8 +67,8 @@ def test_pydoc(
 
 
 def test_zh_fortunes(benchmark: Any) -> None:
-    corpus = SHARED / "zh-fortunes.txt"
+    corpus = corpora_dir() / "zh-fortunes.txt"
     if not corpus.exists():
-        pytest.skip(f"{corpus} not found (benchmark corpora live in ../shared/corpora)")
+        pytest.skip(f"{corpus} not found (benchmark corpora live in the shared corpora directory)")
     benchmark.group = "zh-fortunes.txt, vocab 5000"
     merge(benchmark, purebpe.count(corpus, pretokenizer="none"), 5000, "positional")

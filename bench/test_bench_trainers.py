@@ -7,7 +7,7 @@
 excluded); ``test_whole_training`` times :func:`purebpe.train_from_iterator` (counting
 included). The vocabulary is 2000 (1743 merges), except for ``naive``, which recounts every
 pair after every merge and gets 400. Peers and the larger corpora are in
-``bench/compare_peers.py``.
+``python -m bench.compare_peers``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any, List
 import pytest
 
 import purebpe
-from conftest import time_training
+from bench.conftest import time_training
 
 SPECIAL = "<|endoftext|>"
 VOCAB = 2000

@@ -4,7 +4,7 @@
     PYTHONPATH=. /tmp/pypyenv/bin/python -m pytest bench/test_bench_wakong.py --benchmark-only -p no:cacheprovider
 
 Each round draws 1,000 schemes of one length. The ``wakong`` package's rows run only where
-it is installed (CPython >= 3.10); ``bench/bench_wakong.py`` prints the comparison table.
+it is installed (CPython >= 3.10); ``python -m bench.bench_wakong`` prints the comparison table.
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .cluster import RayExecutor, ray_executor
 from .core import WordTable
-from .counting import WordCounts, count, count_from_iterator
+from .counting import count, count_from_iterator
 from .errors import InputError, PureBPEError
 from .formats import load
 from .model import BPEModel
@@ -22,6 +22,7 @@ from .superbpe import extend_superbpe, train_superbpe
 from .tokenizer import Tokenizer
 from .trainers import VARIANTS
 from .training import train, train_bpe, train_from_counts, train_from_iterator
+from .wordcounts import WordCounts
 
 __version__ = "0.1.0"
 

@@ -152,14 +152,6 @@ def check_output_file(path: PathLike) -> Path:
     return target
 
 
-def make_parent_dir(path: PathLike) -> Path:
-    """Create the missing parent directories of the output file ``path``."""
-    target = Path(path)
-    if not _is_special_file(target):
-        make_output_dir(target.parent)
-    return target
-
-
 def remove_stale_temporaries(directory: Path) -> List[Path]:
     """Delete this module's temporaries in ``directory`` whose process no longer runs."""
     removed: List[Path] = []

@@ -5,11 +5,13 @@ A ``ProcessPoolExecutor``'s workers wait on a pipe for jobs; if the parent is ki
 worker therefore asks Linux to SIGKILL it when its parent dies (``prctl(PR_SET_PDEATHSIG)``,
 through ``ctypes``) and, on every system, runs a watchdog thread that ends it within
 :data:`WATCHDOG_SECONDS` of its parent's death (``os.getppid()`` changes). Workers ignore
-Ctrl-C: the parent handles it and stops them (:func:`stop_workers`).
+Ctrl-C: the parent handles it and stops them (:func:`stop_workers`), by the pids they
+reported when they started (a pool's own list of its processes is private).
 """
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import re
 import shutil
@@ -18,7 +20,8 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, List
 
 from ._atomic import process_alive
 
@@ -29,9 +32,40 @@ WATCHDOG_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
 
 
-def worker_pool(workers: int) -> ProcessPoolExecutor:
+class WorkerPool(ProcessPoolExecutor):
+    """A process pool whose workers die with this process and say who they are.
+
+    Each worker puts its pid on a queue as it starts, so that :func:`stop_workers` can kill
+    exactly this pool's workers, those still busy with their first job included.
+    """
+
+    def __init__(self, workers: int) -> None:
+        context = multiprocessing.get_context()
+        self._started: Any = context.SimpleQueue()  # the pids of the workers started so far
+        self._pids: List[int] = []
+        super().__init__(
+            workers,
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(os.getpid(), self._started),
+        )
+
+    def worker_pids(self) -> List[int]:
+        """The pids of the workers this pool has started (some may have ended since)."""
+        while not self._started.empty():
+            self._pids.append(self._started.get())
+        return list(self._pids)
+
+
+def worker_pool(workers: int) -> WorkerPool:
     """A process pool whose workers die with this process."""
-    return ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),))
+    return WorkerPool(workers)
+
+
+def _start_worker(parent: int, started: Any) -> None:
+    """Worker initializer: report this worker's pid, then :func:`die_with_parent`."""
+    started.put(os.getpid())
+    die_with_parent(parent)
 
 
 def die_with_parent(parent: int) -> None:
@@ -61,11 +95,17 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def stop_workers(pool: Executor) -> None:
-    """Kill a process pool's workers now and shut it down without waiting for their jobs."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        process.kill()  # SIGKILL: no handler of any kind runs, nothing is printed
+def stop_workers(pool: WorkerPool) -> None:
+    """Kill a pool's workers now and shut it down without waiting for their jobs.
+
+    The pool has not reaped its workers yet (it does so on shutdown), so their pids still
+    name them: no other process can have taken one.
+    """
+    for pid in pool.worker_pids():
+        try:
+            os.kill(pid, signal.SIGKILL)  # no handler of any kind runs, nothing is printed
+        except ProcessLookupError:
+            pass
     pool.shutdown(wait=False, cancel_futures=True)
 
 

@@ -12,14 +12,10 @@ Counts are Python ints: they never overflow.
 """
 from __future__ import annotations
 
-import gzip
-import json
-from array import array
 import os
-import re
 import shutil
 import tempfile
-import zlib
+from array import array
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +26,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    NamedTuple,
     Optional,
     Pattern,
     Sequence,
@@ -38,31 +35,20 @@ from typing import (
     Union,
 )
 
-import attr
-
-from ._atomic import write_bytes
-from ._workers import scratch_directory, stop_workers, worker_pool
-from .bytemap import decode_token, encode_token
-from .errors import InputError, PureBPEError
-from .pretokenize import (
-    Pretokenizer,
-    check_pretokenizer,
-    cut_finder,
-    pretokenizer_from_json,
-    pretokenizer_to_json,
-    word_counter,
-)
+from ._atomic import PathLike
+from ._workers import WorkerPool, scratch_directory, stop_workers, worker_pool
+from .errors import PureBPEError
+from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
+from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
 from .specials import check_special_tokens, special_pattern, split_on_specials
 
-PathLike = Union[str, "os.PathLike[str]"]
+# COUNTS_FORMAT lives in purebpe.wordcounts now; importable from here for older code.
+from .wordcounts import COUNTS_FORMAT as COUNTS_FORMAT
+from .wordcounts import WordCounts, add_counts
+
 Files = Union[PathLike, Sequence[PathLike]]
 
-#: Bytes read per chunk. Large enough that per-chunk overhead vanishes, small enough that
-#: a pool of workers stays busy and memory stays flat.
-CHUNK_BYTES = 1 << 22
-#: The header's format tag in files written by :meth:`WordCounts.save`.
-COUNTS_FORMAT = "purebpe-word-counts-1"
 #: The most bytes of one file that one local worker process counts in one job...
 RANGE_BYTES = 1 << 26
 #: ... and the jobs per local worker process when the files are smaller than that.
@@ -74,245 +60,19 @@ MIN_PIECE_BYTES = 1 << 16
 CHUNK_CHARS = 1 << 21
 
 
+class Job(NamedTuple):
+    """What one worker counts: a chunk of a file, or a batch of texts, and the options."""
 
-@attr.s(slots=True, auto_attribs=True)
-class WordCounts:
-    """The pre-tokenized words of a corpus (UTF-8 bytes) and how often each occurs."""
-
-    words: Dict[bytes, int]
-    special_tokens: Tuple[str, ...] = ()
-    pretokenizer: Pretokenizer = "gpt2"
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-    def total(self) -> int:
-        """The number of word occurrences counted."""
-        return sum(self.words.values())
-
-    def save(self, path: PathLike) -> Path:
-        """Write the counts as gzipped TSV (atomically), most frequent words first.
-
-        The file starts with a ``#`` header line of JSON (format, special tokens,
-        pre-tokenizer); then one ``count<TAB>word`` line per word, the word written in
-        GPT-2's byte-to-unicode alphabet so that any bytes fit on one line.
-        """
-        header = {
-            "format": COUNTS_FORMAT,
-            "special_tokens": list(self.special_tokens),
-            "pretokenizer": pretokenizer_to_json(self.pretokenizer),
-        }
-        lines = ["# " + json.dumps(header)]
-        ranked = sorted(self.words.items(), key=lambda item: (-item[1], item[0]))
-        lines.extend(f"{n}\t{encode_token(word)}" for word, n in ranked)
-        data = gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), mtime=0)
-        return write_bytes(path, data)
-
-    @classmethod
-    def load(cls, path: PathLike) -> "WordCounts":
-        """Read counts written by :meth:`save`; a malformed file names the bad line."""
-        special_tokens, pretokenizer = _read_header(path)
-        return cls(dict(_read_words(path)), special_tokens, pretokenizer)
-
-    @classmethod
-    def sum(cls, paths: Iterable[PathLike]) -> "WordCounts":
-        """Add up counts files (the shards of one corpus) into one ``WordCounts``.
-
-        Every file's header is read first, so shards counted with other special tokens or
-        another pre-tokenizer are refused before any adding (naming the file). Then each
-        file's lines are streamed into the running total: memory holds the total and one
-        line, never a whole shard.
-        """
-        headers = [(path, _read_header(path)) for path in paths]
-        if not headers:
-            raise PureBPEError("no counts files to add up")
-        first, (special_tokens, pretokenizer) = headers[0]
-        for path, (other_specials, other_pretokenizer) in headers[1:]:
-            mismatch = _mismatch(other_specials, other_pretokenizer, special_tokens, pretokenizer)
-            if mismatch:
-                raise PureBPEError(f"{path}: {mismatch} {first}; shards must be counted alike")
-        totals: Dict[bytes, int] = {}
-        get = totals.get
-        for path, _ in headers:
-            for word, n in _read_words(path):
-                totals[word] = get(word, 0) + n
-        return cls(totals, special_tokens, pretokenizer)
-
-    def __add__(self, other: "WordCounts") -> "WordCounts":
-        """The counts of both (neither is changed); they must be counted alike."""
-        if not isinstance(other, WordCounts):
-            return NotImplemented
-        mismatch = _mismatch(
-            other.special_tokens, other.pretokenizer, self.special_tokens, self.pretokenizer
-        )
-        if mismatch:
-            raise PureBPEError(f"cannot add word counts: the right ones were {mismatch} the left")
-        totals = dict(self.words)
-        _add_counts(totals, other.words)
-        return WordCounts(totals, self.special_tokens, self.pretokenizer)
-
-
-def _mismatch(
-    special_tokens: Tuple[str, ...],
-    pretokenizer: Pretokenizer,
-    other_special_tokens: Tuple[str, ...],
-    other_pretokenizer: Pretokenizer,
-) -> str:
-    """How two counts' options differ (``"counted with ... unlike"``), or ``""`` if alike.
-
-    The order of special tokens does not matter (the longest match wins whatever it is).
-    """
-    if set(special_tokens) != set(other_special_tokens):
-        return (
-            f"counted with special tokens {list(special_tokens)}, "
-            f"unlike {list(other_special_tokens)} in"
-        )
-    if pretokenizer != other_pretokenizer:
-        return f"counted with pretokenizer {pretokenizer!r}, unlike {other_pretokenizer!r} in"
-    return ""
-
-
-def _read_header(path: PathLike) -> Tuple[Tuple[str, ...], Pretokenizer]:
-    """The special tokens and pre-tokenizer in the header line of a counts file."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            first = f.readline()
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
-        raise _unreadable(path, exc) from None
-    header = _read_counts_header(path, first)
-    return header["special_tokens"], header["pretokenizer"]
-
-
-def _read_words(path: PathLike) -> Iterator[Tuple[bytes, int]]:
-    """``(word, count)`` for each line after the header, read one line at a time."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            f.readline()  # the header
-            for line_no, line in enumerate(f, start=2):
-                n, tab, word = line.rstrip("\n").partition("\t")
-                try:
-                    if not (tab and n.isascii() and n.isdigit()):
-                        raise PureBPEError("expected 'count<TAB>word'")
-                    yield decode_token(word), int(n)
-                except PureBPEError as exc:
-                    raise PureBPEError(f"{path}, line {line_no}: {exc}") from None
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
-        raise _unreadable(path, exc) from None
-
-
-def _unreadable(path: PathLike, exc: Exception) -> PureBPEError:
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-    return PureBPEError(f"{path}: not a purebpe counts file, or a truncated one ({reason})")
-
-
-def _read_counts_header(path: PathLike, first: str) -> Dict[str, Any]:
-    """The checked header of a counts file: its special tokens and pre-tokenizer."""
-    try:
-        header = json.loads(first[2:]) if first.startswith("# ") else None
-    except json.JSONDecodeError:
-        header = None
-    if (
-        not isinstance(header, dict)
-        or header.get("format") != COUNTS_FORMAT
-        or not {"special_tokens", "pretokenizer"} <= header.keys()
-    ):
-        raise PureBPEError(f"{path}: not a purebpe counts file (bad header line)")
-    specials = header["special_tokens"]
-    if not isinstance(specials, list):
-        raise PureBPEError(f"{path}, line 1: special_tokens {specials!r} is not a list of strings")
-    try:
-        header["special_tokens"] = check_special_tokens(specials)
-    except PureBPEError as exc:
-        raise PureBPEError(f"{path}, line 1: {exc}") from None
-    header["pretokenizer"] = pretokenizer_from_json(header["pretokenizer"], f"{path}, line 1")
-    return header
-
-
-class ChunkCutter:
-    """Finds the last position in a buffer where a chunk may end without changing the counts.
-
-    Two kinds of safe cut, tried in this order:
-
-    * just before a special token whose match is final (no longer special token could
-      start there with more text): pieces between special tokens are counted separately
-      anyway;
-    * where the pre-tokenizer's own rule allows (``safe_cut`` in each module of
-      :mod:`purebpe.pretokenize`, with the argument for the rule): after a newline for
-      ``"none"``; around whitespace, or between characters of different classes, for the
-      named patterns; nowhere for an arbitrary :class:`purebpe.Pattern`.
-
-    A pre-tokenizer cut is only taken where no special-token match spans it. Every cut stays
-    at least ``reserve`` bytes before the end of the buffer (and as far as the longest
-    special token), so a string of that length that starts before the cut ends inside the
-    buffer: a caller can look for it in the whole buffer before cutting.
-    """
-
-    def __init__(
-        self, special_tokens: Sequence[str], pretokenizer: Pretokenizer, reserve: int = 0
-    ) -> None:
-        self.pretokenizer = pretokenizer
-        self._text_cut = cut_finder(pretokenizer)
-        encoded = sorted({t.encode("utf-8") for t in special_tokens}, key=lambda t: (-len(t), t))
-        self.special: Optional[Pattern[bytes]] = (
-            re.compile(b"|".join(re.escape(t) for t in encoded)) if encoded else None
-        )
-        # Bytes kept after every cut: the longest special token, or more if asked.
-        self.lookahead = max(len(encoded[0]) if encoded else 0, reserve)
-
-    def cut(self, buf: bytes) -> int:
-        """The last safe cut in ``buf`` (``0 < cut < len(buf)``), or -1 if there is none."""
-        limit = len(buf) - self.lookahead  # matches starting later are not final yet
-        spans: List[Tuple[int, int]] = []
-        if self.special is not None:
-            spans = [m.span() for m in self.special.finditer(buf) if m.start() <= limit]
-            starts = [s for s, _ in spans if s > 0]
-            if starts:
-                return starts[-1]
-        end = min(len(buf) - 1, limit)
-        while end > 0:
-            cut = self._text_cut(buf, end)
-            if cut <= 0:
-                return -1
-            if not any(s < cut < e for s, e in spans):
-                return cut
-            end = cut - 1
-        return -1
-
-
-def read_chunks(
-    path: PathLike, cutter: ChunkCutter, chunk_bytes: int = CHUNK_BYTES
-) -> Iterator[Tuple[bytes, int, int]]:
-    """Yield ``(chunk, byte_offset, first_line_number)`` covering the whole file, in order.
-
-    Where a buffer has no safe cut (a huge line), the next read is twice as large, so a
-    chunk of ``n`` bytes costs O(n) copying and cut searching, not O(n^2 / chunk_bytes).
-    """
-    offset, line = 0, 1
-    carry = b""
-    read_size = chunk_bytes
-    with open(path, "rb") as f:
-        while True:
-            block = f.read(read_size)
-            buf = carry + block if carry else block
-            if not block:
-                if buf:
-                    yield buf, offset, line
-                return
-            cut = cutter.cut(buf)
-            if cut <= 0:
-                carry = buf  # no safe cut yet: read on (a huge line is kept whole)
-                read_size = 2 * read_size
-                continue
-            read_size = chunk_bytes
-            chunk, carry = buf[:cut], buf[cut:]
-            yield chunk, offset, line
-            offset += len(chunk)
-            line += chunk.count(b"\n")
-
-
-# A job is what one worker counts: (bytes of a file chunk or a list of texts, source name,
-# byte offset, first line, special tokens, pretokenizer, errors).
-Job = Tuple[Union[bytes, List[str]], str, int, int, Tuple[str, ...], Pretokenizer, str]
+    #: The chunk's bytes, or a list of texts.
+    data: Union[bytes, List[str]]
+    #: Where the data comes from (a path, or ``"<texts>"``), for error messages...
+    source: str
+    #: ... with the chunk's byte offset and first line number in it.
+    offset: int
+    line: int
+    special_tokens: Tuple[str, ...]
+    pretokenizer: Pretokenizer
+    errors: str
 
 
 def count_job(job: Job) -> Dict[bytes, int]:
@@ -339,16 +99,25 @@ def count_job_packed(job: Job) -> PackedCounts:
     return pack_counts(count_job(job))
 
 
-#: A job for a local worker process, which reads the file itself: the path, then
-#: ``(byte offset, first line, length)`` of each chunk to count, in order, the options, and
-#: the directory to leave the counts in (``None``: send them back).
-#: The parent still reads the file to find the cuts, but sends no text through a pipe and
-#: merges one table per range instead of one per chunk: on PyPy both cost the parent
-#: more than counting itself (measured: 4-5 s of parent CPU for 72 MB sent as chunks, 2
-#: workers; serial counting takes 5.8 s).
-RangeJob = Tuple[
-    str, List[Tuple[int, int, int]], Tuple[str, ...], Pretokenizer, str, Optional[str]
-]
+class RangeJob(NamedTuple):
+    """A job for a local worker process, which reads the file itself: the path, then
+    ``(byte offset, first line, length)`` of each chunk to count, in order, the options, and
+    the directory to leave the counts in (``None``: send them back).
+
+    The parent still reads the file to find the cuts, but sends no text through a pipe and
+    merges one table per range instead of one per chunk: on PyPy both cost the parent
+    more than counting itself (measured: 4-5 s of parent CPU for 72 MB sent as chunks, 2
+    workers; serial counting takes 5.8 s).
+    """
+
+    path: str
+    #: ``(byte offset, first line, length)`` of each chunk, in order.
+    ranges: List[Tuple[int, int, int]]
+    special_tokens: Tuple[str, ...]
+    pretokenizer: Pretokenizer
+    errors: str
+    #: Where to leave the counts (``None``: send them back).
+    directory: Optional[str]
 
 
 #: What a job sends back: its counts, or the path of the file they were saved to.
@@ -370,8 +139,8 @@ def count_range_packed(job: RangeJob) -> JobResult:
         for offset, line, length in ranges:
             f.seek(offset)
             chunk = f.read(length)
-            chunk_job: Job = (chunk, path, offset, line, special_tokens, pretokenizer, errors)
-            _add_counts(totals, count_job(chunk_job))
+            chunk_job = Job(chunk, path, offset, line, special_tokens, pretokenizer, errors)
+            add_counts(totals, count_job(chunk_job))
     packed = pack_counts(totals)
     return packed if directory is None else save_packed(packed, directory)
 
@@ -425,39 +194,6 @@ def add_packed_counts(totals: Dict[bytes, int], packed: PackedCounts) -> None:
 @lru_cache(maxsize=8)
 def _cached_special_pattern(special_tokens: Tuple[str, ...]) -> Optional[Pattern[str]]:
     return special_pattern(special_tokens)
-
-
-def decode_chunk(data: bytes, source: str, offset: int, line: int, errors: str) -> str:
-    """Decode a chunk as UTF-8; invalid bytes raise :class:`InputError` with their location."""
-    try:
-        return data.decode("utf-8", errors)
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"invalid UTF-8 (byte 0x{data[exc.start]:02x}: {exc.reason}); "
-            "pass errors='replace' (--errors replace) to substitute U+FFFD",
-            source,
-            offset=offset + exc.start,
-            line=line + data.count(b"\n", 0, exc.start),
-        ) from None
-
-
-def check_text(text: object, index: int, errors: str) -> str:
-    """Validate one item of a text iterable: a ``str`` that UTF-8 can encode."""
-    if not isinstance(text, str):
-        raise PureBPEError(f"<text {index}>: expected str, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        if errors == "replace":
-            # One U+FFFD per lone surrogate, as tiktoken does.
-            return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        raise InputError(
-            f"lone surrogate {text[exc.start]!r} cannot be encoded as UTF-8; "
-            "pass errors='replace' to substitute U+FFFD",
-            f"<text {index}>",
-            offset=exc.start,
-        ) from None
-    return text
 
 
 def _check_options(
@@ -514,7 +250,7 @@ def count(
     def jobs() -> Iterator[Tuple[Job, int]]:
         for path in paths:
             for chunk, offset, line in read_chunks(path, cutter, chunk_bytes):
-                yield (chunk, str(path), offset, line, specials, pretokenizer, errors), len(chunk)
+                yield Job(chunk, str(path), offset, line, specials, pretokenizer, errors), len(chunk)
 
     sizes = [p.stat().st_size for p in paths]
     total_bytes = sum(sizes)
@@ -536,10 +272,10 @@ def count(
                 # End the range at the piece end nearest its size, unless the file's end is
                 # nearer: no range of a few bytes at the end.
                 if size >= range_bytes - piece_bytes // 2 and left > piece_bytes // 2:
-                    yield (str(path), ranges, specials, pretokenizer, errors, directory), size
+                    yield RangeJob(str(path), ranges, specials, pretokenizer, errors, directory), size
                     ranges, size = [], 0
             if ranges:
-                yield (str(path), ranges, specials, pretokenizer, errors, directory), size
+                yield RangeJob(str(path), ranges, specials, pretokenizer, errors, directory), size
 
     bar = progress_bar(progress, "count", total_bytes, "B", unit_scale=True)
     local_pool = executor is None and processes is not None and processes > 1
@@ -588,10 +324,10 @@ def count_from_iterator(
             batch.append(text)
             size += len(text)
             if size >= CHUNK_CHARS:
-                yield (batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
+                yield Job(batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
                 batch, size = [], 0
         if batch:
-            yield (batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
+            yield Job(batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
 
     bar = progress_bar(progress, "count", None, "char", unit_scale=True)
     try:
@@ -616,12 +352,16 @@ def _run_jobs(
     totals: Dict[bytes, int] = {}
     if executor is None and (processes is None or processes == 1):
         for job, size in jobs:
-            _add_counts(totals, count_job(job))
+            add_counts(totals, count_job(job))
             bar.update(size)
         return totals
-    own_pool = executor is None
     workers = processes or os.cpu_count() or 1
-    pool: Executor = executor if executor is not None else worker_pool(workers)
+    own_pool: Optional[WorkerPool] = None
+    pool: Executor
+    if executor is None:
+        pool = own_pool = worker_pool(workers)
+    else:
+        pool = executor
     # Keep a bounded number of chunks in flight so memory stays flat on huge inputs.
     window = 2 * workers
     pending: Dict["Future[JobResult]", int] = {}
@@ -633,17 +373,17 @@ def _run_jobs(
         while pending:
             _collect_some(pending, totals, bar)
     except BrokenExecutor:  # from submit() or a result: a local worker died
-        if own_pool:
-            stop_workers(pool)
+        if own_pool is not None:
+            stop_workers(own_pool)
         raise PureBPEError(
             "a counting worker process died (killed, or out of memory); nothing was counted"
         ) from None
     except BaseException:
-        if own_pool:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
-            stop_workers(pool)
+        if own_pool is not None:  # an error, Ctrl-C or SIGTERM: the workers' jobs are abandoned
+            stop_workers(own_pool)
         raise
-    if own_pool:
-        pool.shutdown(cancel_futures=True)
+    if own_pool is not None:
+        own_pool.shutdown(cancel_futures=True)
     return totals
 
 
@@ -680,11 +420,3 @@ def _job_result(future: "Future[JobResult]") -> JobResult:
             f"a counting job failed on its worker ({type(exc).__name__}: {last_line})"
         ) from exc
 
-
-def _add_counts(totals: Dict[bytes, int], counts: Dict[bytes, int]) -> None:
-    if not totals:
-        totals.update(counts)
-        return
-    get = totals.get
-    for word, n in counts.items():
-        totals[word] = get(word, 0) + n

@@ -80,6 +80,8 @@ class BPEModel:
 
     def tokenizer(self) -> "Tokenizer":
         """A :class:`purebpe.Tokenizer` that encodes and decodes text with this model."""
+        # An upward edge (tests/test_layers.py allows it): the tokenizer
+        # is built on the model, and this is only a convenience for it.
         from .tokenizer import Tokenizer
 
         return Tokenizer.from_model(self)
@@ -89,6 +91,8 @@ class BPEModel:
 
         ``format`` is one of :data:`purebpe.formats.FORMATS`.
         """
+        # An upward edge (tests/test_layers.py allows it): the formats read and write models,
+        # and this is only a convenience for :func:`purebpe.formats.save`.
         from .formats import save
 
         return save(self, directory, format)

@@ -32,12 +32,16 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from typing import Iterable, Optional
 
-from .counting import Files, WordCounts, count
+import attrs
+
+from .counting import Files, count
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer, superwords
 from .progress import Progress
-from .training import check_arguments, merge_counts, train
+from .training import count_with, merge_counts
+from .training_options import TrainingOptions
+from .wordcounts import WordCounts
 
 __all__ = [
     "STAGE2_PATTERN",
@@ -77,26 +81,21 @@ def train_superbpe(
     is learned on stage-2 words.  ``variant`` names stage 1's trainer; stage 2 runs
     ``positional`` when ``variant`` is ``"auto"``, else the variant named.
     """
-    specials = list(special_tokens)
-    if not 0 <= transition <= vocab_size - 256 - len(specials):
+    options = TrainingOptions(
+        vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
+        pretokenizer=pretokenizer, processes=processes, executor=executor,
+        min_frequency=min_frequency, errors=errors, progress=progress,
+    )
+    merges = vocab_size - 256 - len(options.special_tokens)
+    if not 0 <= transition <= merges:
         raise PureBPEError(
             f"transition {transition} must be between 0 and the number of merges "
-            f"({vocab_size - 256 - len(specials)} for vocab_size {vocab_size} with "
-            f"{len(specials)} special tokens)"
+            f"({merges} for vocab_size {vocab_size} with "
+            f"{len(options.special_tokens)} special tokens)"
         )
-    options = dict(processes=processes, executor=executor, errors=errors, progress=progress)
-    stage1 = train(
-        files,
-        256 + transition + len(specials),
-        specials,
-        pretokenizer=pretokenizer,
-        variant=variant,
-        min_frequency=min_frequency,
-        **options,  # type: ignore[arg-type]
-    )
-    return extend_superbpe(
-        files, vocab_size, stage1, variant=variant, min_frequency=min_frequency, **options  # type: ignore[arg-type]
-    )
+    stage1 = attrs.evolve(options, vocab_size=256 + transition + len(options.special_tokens))
+    counts = count_with(stage1, count, files)
+    return _extend(files, attrs.evolve(options, initial=merge_counts(counts, stage1)))
 
 
 def extend_superbpe(
@@ -116,18 +115,21 @@ def extend_superbpe(
     The reference's ``extend_existing_tokenizer``: ``initial``'s merges stay, in order,
     with their ids, and its special tokens are kept.
     """
-    counts = count(
-        files,
-        initial.special_tokens,
-        pretokenizer=STAGE2_PRETOKENIZER,
-        processes=processes,
-        executor=executor,
-        errors=errors,
-        progress=progress,
+    return _extend(files, TrainingOptions(
+        vocab_size=vocab_size, special_tokens=initial.special_tokens, variant=variant,
+        pretokenizer=STAGE2_PRETOKENIZER, processes=processes, executor=executor,
+        min_frequency=min_frequency, initial=initial, errors=errors, progress=progress,
+    ))
+
+
+def _extend(files: Files, options: TrainingOptions) -> BPEModel:
+    """Stage 2 of ``options`` (whose ``initial`` is stage 1) on ``files``."""
+    assert options.initial is not None
+    counted = attrs.evolve(
+        options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER
     )
-    return superwords_from_counts(
-        counts, vocab_size, initial, variant=variant, min_frequency=min_frequency, progress=progress
-    )
+    counts = count_with(counted, count, files)
+    return _stage2(counts, counted)
 
 
 def superwords_from_counts(
@@ -145,19 +147,20 @@ def superwords_from_counts(
             f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
             f"not with {counts.pretokenizer!r}"
         )
-    # Stage 2 is the one place where ``initial`` was learned with another pre-tokenizer on
-    # purpose (train_from_counts refuses that): its words hold stage 1's words whole.
-    specials = check_arguments(
-        vocab_size, counts.special_tokens, variant, initial, progress, min_frequency
-    )
-    return merge_counts(
-        counts,
-        vocab_size,
-        specials,
-        variant=STAGE2_VARIANT if variant == "auto" else variant,
-        min_frequency=min_frequency,
-        max_token_length=None,
-        tie_break="canonical",
-        initial=initial,
+    return _stage2(counts, TrainingOptions(
+        vocab_size=vocab_size, special_tokens=counts.special_tokens, variant=variant,
+        pretokenizer=counts.pretokenizer, min_frequency=min_frequency, initial=initial,
         progress=progress,
-    )
+    ))
+
+
+def _stage2(counts: WordCounts, options: TrainingOptions) -> BPEModel:
+    """Merge stage-2 words: ``positional`` unless another variant is named.
+
+    Stage 2 is the one place where ``initial`` was learned with another pre-tokenizer on
+    purpose (so :meth:`TrainingOptions.check_initial_fits` is not called): its words hold
+    stage 1's words whole.
+    """
+    if options.variant == "auto":
+        options = attrs.evolve(options, variant=STAGE2_VARIANT)
+    return merge_counts(counts, options)

@@ -1,9 +1,11 @@
 """Encoding text to token ids and back with a trained byte-level BPE model.
 
-What it keeps: ``ranks``, a dict from a packed pair of ids (``left << 32 | right``) to
-``(rank, new_id)``; ``byte_ids``, the id of each of the 256 bytes; ``id_to_bytes``, a list
-indexed by id (``None`` in gaps) for decoding; the special tokens' ids; and a word cache
-``{pre-token: ids}``.
+What it keeps: the tables of :mod:`purebpe.token_tables` (``ranks``, a dict from a packed
+pair of ids (``left << 32 | right``) to ``(rank, new_id)``; the id of each of the 256 bytes;
+the special tokens' ids), built once by :func:`~purebpe.token_tables.merge_tables` or
+:func:`~purebpe.token_tables.rank_tables`; a list indexed by id (``None`` in gaps) for
+decoding; the special-token policy of its calls (:class:`purebpe.specials.SpecialPolicy`);
+and a word cache ``{pre-token: ids}``. The tables are private: they are the engine's.
 
 How it works: the text is split on special tokens (longest match first, like training),
 each ordinary piece is pre-tokenized exactly as training did (the model's pattern, or
@@ -27,15 +29,13 @@ canonical BPE), the k-th merge making those bytes gets the k-th smallest of thei
 from __future__ import annotations
 
 import bisect
-import codecs
 import importlib
 import operator
 from pathlib import Path
+from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
-    AbstractSet,
     Any,
-    Collection,
     Dict,
     Iterable,
     Iterator,
@@ -49,20 +49,28 @@ from typing import (
     Union,
 )
 
-from .core import apply_merges, pack_pair
-from .counting import ChunkCutter, check_text
-from .errors import InputError, PureBPEError, UnknownTokenError
-from .formats.bytelevel import special_text, unmerged_tokens
+from .core import apply_merges
+from .errors import PureBPEError, UnknownTokenError
+from .formats.gpt2 import read_vocab_and_merges
 from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
-from .specials import check_special_tokens, special_pattern, split_keep_specials
+from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
+from .specials import (
+    AllowedSpecial,
+    DisallowedSpecial,
+    Forbidden,
+    SpecialPolicy,
+    refuse_disallowed,
+    split_keep_specials,
+)
 from .tiktoken_compat import (
     all_space,
-    concatenation_ranks,
     last_whitespace_size,
     official_encoding,
     read_ranks,
+    recover_merges,
     tokens_starting_with,
 )
+from .token_tables import NO_TOKEN, TokenTables, merge_tables, rank_tables
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -76,15 +84,6 @@ __all__ = [
     "Tokenizer",
 ]
 
-#: ``"all"`` or the set of special tokens to treat as special (the rest are plain text).
-AllowedSpecial = Union[str, AbstractSet[str]]
-#: ``"all"`` (every special token not allowed) or the special tokens whose appearance raises.
-DisallowedSpecial = Union[str, Collection[str]]
-
-#: What a call refuses: the pattern of its allowed and forbidden special tokens, and the
-#: forbidden ones.
-Forbidden = Tuple[Pattern[str], AbstractSet[str]]
-
 #: Words kept in the cache before it is cleared.
 CACHE_SIZE = 1 << 17
 #: Characters :meth:`Tokenizer.encode_iterable` gathers before it looks for a place to cut.
@@ -94,10 +93,6 @@ STREAM_CHARS = 1 << 18
 #: PyPy indexes an all-ASCII piece faster than a long text holding one non-ASCII character.
 #: Measured on 1 MiB inputs of en-gcide: PyPy 8.9 -> 12.1 MB/s; CPython unchanged.
 PIECE_BYTES = 1 << 15
-
-
-#: ``byte_ids[b]`` of a byte the vocab has no token for.
-NO_TOKEN = -1
 
 #: The pre-tokenizer engine: the fastest one measured on this interpreter (the scanner on
 #: PyPy, ``re`` on CPython). All engines give the same pre-tokens.
@@ -117,56 +112,57 @@ class Tokenizer:
     line). The vocab need not hold all 256 bytes (Stanford CS336's toy vocab does not):
     text needing a byte it lacks raises :class:`PureBPEError` naming the byte.
 
+    ``vocab`` may instead be :class:`purebpe.token_tables.TokenTables` built already (by
+    :func:`~purebpe.token_tables.rank_tables`, as :meth:`from_ranks` does), with no
+    ``merges`` or ``special_tokens``: every constructor ends here.
+
     The tokenizer also answers to every name of ``tiktoken.Encoding`` (``n_vocab``,
     ``encode_single_token``, ``decode_with_offsets`` ...; see ``docs/tiktoken.md``).
     :meth:`from_tiktoken` and :meth:`from_ranks` build one from tiktoken's ranks, with
     tiktoken's merge rule and tiktoken's defaults for special tokens.
     """
 
-    name: str
-    special_tokens: Tuple[str, ...]
-    vocab: Dict[int, bytes]
-    special_ids: Dict[str, int]
-    #: The id of each byte's token (``NO_TOKEN`` where the vocab has none).
-    byte_ids: List[int]
-    #: ``{packed (left, right): (rank, new_id)}``: what :func:`purebpe.core.apply_merges` uses.
-    ranks: Dict[int, Tuple[int, int]]
-    #: tiktoken's shortcut: a pre-token whose bytes are a token is that token.
-    _whole_tokens: Optional[Dict[bytes, int]]
-    #: The defaults of ``allowed_special`` and ``disallowed_special``.
-    _default_special: Tuple[AllowedSpecial, DisallowedSpecial]
-    _merges: Optional[List[Tuple[bytes, bytes]]]
-
     def __init__(
         self,
-        vocab: Mapping[int, bytes],
-        merges: Sequence[Tuple[bytes, bytes]],
+        vocab: Union[Mapping[int, bytes], TokenTables],
+        merges: Optional[Sequence[Tuple[bytes, bytes]]] = None,
         special_tokens: Optional[Iterable[str]] = None,
         *,
         pretokenizer: Pretokenizer = "gpt2",
         name: str = "purebpe",
     ) -> None:
-        checked: Dict[int, bytes] = {}
-        for tid, token in vocab.items():
-            if not isinstance(tid, int) or tid < 0 or not isinstance(token, bytes):
-                raise PureBPEError(f"vocab entry {tid!r}: {token!r} is not (id >= 0, bytes)")
-            checked[tid] = token
-        merges = list(merges)
-        if special_tokens is None:
-            special_tokens = [special_text(checked[t], t) for t in unmerged_tokens(checked, merges)]
-        self._begin(pretokenizer, name, special_tokens)
-        self.vocab.update(checked)
-        self._merges = merges
-        self.special_ids = self._assign_special_ids()
-
-        special_id_set = set(self.special_ids.values())
-        ids_of: Dict[bytes, List[int]] = {}
-        for tid in sorted(self.vocab):
-            if tid not in special_id_set:
-                ids_of.setdefault(self.vocab[tid], []).append(tid)
-        self.byte_ids = [ids_of[bytes([b])][0] if bytes([b]) in ids_of else NO_TOKEN for b in range(256)]
-        self.ranks = self._build_ranks(ids_of)
-        self._finish()
+        if isinstance(vocab, TokenTables):
+            if merges is not None or special_tokens is not None:
+                raise TypeError("Tokenizer(tables) takes no merges or special_tokens")
+            tables = vocab
+        elif merges is None:
+            raise TypeError("Tokenizer() needs the merges with a vocab")
+        else:
+            tables = merge_tables(vocab, merges, special_tokens)
+        self.pretokenizer = check_pretokenizer(pretokenizer)
+        if not isinstance(name, str):
+            raise PureBPEError(f"name must be a str, not {name!r}")
+        self.name = name
+        self.special_tokens = tables.special_tokens
+        self.vocab = tables.vocab
+        self.special_ids = tables.special_ids
+        self._merges = tables.merges
+        #: The engine's tables (private: encoding reads them on every word).
+        self._ranks = tables.ranks
+        self._byte_ids = tables.byte_ids
+        #: tiktoken's shortcut: a pre-token whose bytes are a token is that token.
+        self._whole_tokens = tables.whole_tokens
+        # With the canonical layout (id b is byte b) a word's UTF-8 bytes are its ids already.
+        self._canonical_bytes = tables.byte_ids == list(range(256))
+        size = max(self.vocab) + 1 if self.vocab else 0
+        self._id_to_bytes: List[Optional[bytes]] = [None] * size
+        for tid, token in self.vocab.items():
+            self._id_to_bytes[tid] = token
+        self._specials = SpecialPolicy(self.special_tokens, *tables.default_special)
+        self._split = splitter(self.pretokenizer, ENGINE)
+        self._cache: Dict[str, List[int]] = {}
+        self._cutter = ChunkCutter((), self.pretokenizer)
+        self._sorted_tokens: Optional[Tuple[List[bytes], List[int]]] = None
 
     @classmethod
     def from_ranks(
@@ -185,30 +181,8 @@ class Tokenizer:
         (``allowed_special=set()``, ``disallowed_special="all"``). ``merges`` is
         recovered from the ranks when first asked for.
         """
-        self = cls.__new__(cls)
-        self._begin(pretokenizer, name, list(special_tokens))
-        rank_of: Dict[bytes, int] = {}
-        for token, rank in mergeable_ranks.items():
-            if not isinstance(token, bytes) or not isinstance(rank, int) or rank < 0:
-                raise PureBPEError(f"mergeable rank {token!r}: {rank!r} is not (bytes, rank >= 0)")
-            if rank in self.vocab:
-                raise PureBPEError(f"rank {rank} is given to both {self.vocab[rank]!r} and {token!r}")
-            self.vocab[rank] = token
-            rank_of[token] = rank
-        for text, tid in special_tokens.items():
-            if not isinstance(tid, int) or tid < 0 or tid in self.vocab:
-                raise PureBPEError(f"special token {text!r}: id {tid!r} is not a free id >= 0")
-            self.vocab[tid] = text.encode("utf-8")
-        self._merges = None
-        self.special_ids = dict(special_tokens)
-        self.byte_ids = [rank_of.get(bytes([b]), NO_TOKEN) for b in range(256)]
-        self.ranks = concatenation_ranks(
-            {rank: token for token, rank in rank_of.items()}, rank_of
-        )
-        self._whole_tokens = rank_of
-        self._finish()
-        self._default_special = (frozenset(), "all")
-        return self
+        check_pretokenizer(pretokenizer)
+        return cls(rank_tables(mergeable_ranks, special_tokens), pretokenizer=pretokenizer, name=name)
 
     @classmethod
     def from_tiktoken(
@@ -229,41 +203,11 @@ class Tokenizer:
             name=name,
         )
 
-    def _begin(self, pretokenizer: Pretokenizer, name: str, special_tokens: Iterable[str]) -> None:
-        """What every constructor sets first: the pre-tokenizer, the name, the specials."""
-        self.pretokenizer = check_pretokenizer(pretokenizer)
-        self._split = splitter(self.pretokenizer, ENGINE)
-        if not isinstance(name, str):
-            raise PureBPEError(f"name must be a str, not {name!r}")
-        self.name = name
-        self.special_tokens = check_special_tokens(special_tokens)
-        self.vocab = {}
-        self.special_ids = {}
-        self.byte_ids = []
-        self.ranks = {}
-        self._whole_tokens = None
-        self._default_special = ("all", ())
-
-    def _finish(self) -> None:
-        """What every constructor sets last, from ``vocab`` and ``byte_ids``."""
-        # With the canonical layout (id b is byte b) a word's UTF-8 bytes are its ids already.
-        self._canonical_bytes = self.byte_ids == list(range(256))
-        size = max(self.vocab) + 1 if self.vocab else 0
-        self.id_to_bytes: List[Optional[bytes]] = [None] * size
-        for tid, token in self.vocab.items():
-            self.id_to_bytes[tid] = token
-        self._patterns: Dict[AbstractSet[str], Optional[Pattern[str]]] = {}
-        self._cache: Dict[str, List[int]] = {}
-        self._cutter = ChunkCutter((), self.pretokenizer)
-        self._sorted_tokens: Optional[Tuple[List[bytes], List[int]]] = None
-
     @property
     def merges(self) -> List[Tuple[bytes, bytes]]:
         """The merges in order, as byte pairs (recovered from the ranks for :meth:`from_ranks`)."""
         if self._merges is None:
             assert self._whole_tokens is not None
-            from .formats.tiktoken_format import recover_merges
-
             self._merges = recover_merges(self._whole_tokens)
         return self._merges
 
@@ -275,53 +219,6 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name!r}: {len(self.vocab)} tokens, pretokenizer {self.pretokenizer!r}>"
-
-    def _assign_special_ids(self) -> Dict[str, int]:
-        """Each special token's id: the highest id holding its bytes, or a new id.
-
-        An id is taken only if the bytes are not also needed as an ordinary token (a single
-        byte, or what a merge makes) held by that id alone: special ``"ab"`` beside merged
-        ``ab`` needs two ids.
-        """
-        holders: Dict[bytes, List[int]] = {}
-        for tid, token in self.vocab.items():
-            holders.setdefault(token, []).append(tid)
-        made = {left + right for left, right in self.merges}
-        next_id = max(self.vocab) + 1 if self.vocab else 0
-        special_ids: Dict[str, int] = {}
-        for text in self.special_tokens:
-            encoded = text.encode("utf-8")
-            ordinary = 1 if len(encoded) == 1 or encoded in made else 0
-            if len(holders.get(encoded, ())) > ordinary:
-                special_ids[text] = max(holders[encoded])
-            else:
-                special_ids[text] = next_id
-                self.vocab[next_id] = encoded
-                next_id += 1
-        return special_ids
-
-    def _build_ranks(self, ids_of: Dict[bytes, List[int]]) -> Dict[int, Tuple[int, int]]:
-        """``{packed (left, right): (rank, new_id)}`` for every id pair spelling each merge."""
-        ranks: Dict[int, Tuple[int, int]] = {}
-        made: Dict[bytes, int] = {}  # how many merges so far produced each byte string
-        for rank, (left, right) in enumerate(self.merges):
-            if left not in ids_of or right not in ids_of:
-                raise PureBPEError(
-                    f"merge {rank} ({left!r}, {right!r}) uses a token that is not in the vocab"
-                )
-            merged = left + right
-            holders = ids_of.get(merged)
-            if holders is None:
-                raise PureBPEError(
-                    f"merge {rank} ({left!r}, {right!r}) makes {merged!r}, which is not in the vocab"
-                )
-            nth = made.get(merged, 0)
-            made[merged] = nth + 1
-            new_id = holders[min(nth, len(holders) - 1)]
-            for left_id in ids_of[left]:
-                for right_id in ids_of[right]:
-                    ranks.setdefault(pack_pair(left_id, right_id), (rank, new_id))
-        return ranks
 
     @classmethod
     def from_model(cls, model: "BPEModel") -> "Tokenizer":
@@ -342,8 +239,6 @@ class Tokenizer:
         for the constructor, and the entries written outside GPT-2's byte alphabet (added
         tokens); a list gives them explicitly (those missing from ``vocab.json`` get new ids).
         """
-        from .formats.gpt2 import read_vocab_and_merges
-
         vocab, merges, specials, pretokenizer = read_vocab_and_merges(vocab_path, merges_path)
         return cls(
             vocab,
@@ -357,18 +252,23 @@ class Tokenizer:
         """The number of ids in use, special tokens included."""
         return len(self.vocab)
 
+    @property
+    def byte_ids(self) -> Tuple[int, ...]:
+        """The id of each byte's token, by byte value (``-1`` where the vocab has none)."""
+        return tuple(self._byte_ids)
+
     # ----------------------------------------------------------------------------------
     # tiktoken's ``Encoding`` attributes
     # ----------------------------------------------------------------------------------
     @property
     def max_token_value(self) -> int:
         """The largest id, special tokens included."""
-        return len(self.id_to_bytes) - 1
+        return len(self._id_to_bytes) - 1
 
     @property
     def n_vocab(self) -> int:
         """``max_token_value + 1`` (tiktoken's name; :attr:`vocab_size` counts ids in use)."""
-        return len(self.id_to_bytes)
+        return len(self._id_to_bytes)
 
     @property
     def eot_token(self) -> int:
@@ -408,13 +308,34 @@ class Tokenizer:
         takes tiktoken's ``allowed_special=set()``, ``disallowed_special="all"``. Lone
         surrogates are replaced by U+FFFD first, as tiktoken does (a high surrogate
         followed by a low one becomes the character they encode).
+
+        >>> import purebpe
+        >>> tok = purebpe.train_from_iterator(["low lower lowest"] * 3, 262, ["<|endoftext|>"]).tokenizer()
+        >>> tok.encode("lowest<|endoftext|>")
+        [258, 260, 261]
+        >>> [tok.decode([i]) for i in _]
+        ['lowe', 'st', '<|endoftext|>']
         """
-        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
-        text = _clean_text(text)
-        _refuse_disallowed(text, forbidden, "text")
+        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
+        text = clean_text(text)
+        refuse_disallowed(text, forbidden, "text")
         ids: List[int] = []
         self._encode_into(text, pattern, ids)
         return ids
+
+    def pretokenize(self, text: str) -> List[str]:
+        """The pre-tokens ``encode`` splits ordinary text into (no special tokens cut).
+
+        >>> import purebpe
+        >>> purebpe.train_from_iterator(["a b"], 256).tokenizer().pretokenize("lower, lowest")
+        ['lower', ',', ' lowest']
+        """
+        return self._split(text)
+
+    @property
+    def word_cache(self) -> Mapping[str, List[int]]:
+        """The ids of the pre-tokens encoded so far (a read-only view of the encode cache)."""
+        return MappingProxyType(self._cache)
 
     def encode_ordinary(self, text: str) -> List[int]:
         """The token ids of ``text`` with special tokens treated as plain text."""
@@ -430,11 +351,11 @@ class Tokenizer:
     ) -> List[List[int]]:
         """:meth:`encode` of each text, in order (``num_threads`` is accepted and unused:
         pure Python encodes on one thread)."""
-        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
+        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
         batch: List[List[int]] = []
         for index, text in enumerate(texts):
-            text = _clean_text(text)
-            _refuse_disallowed(text, forbidden, f"texts[{index}]")
+            text = clean_text(text)
+            refuse_disallowed(text, forbidden, f"texts[{index}]")
             ids: List[int] = []
             self._encode_into(text, pattern, ids)
             batch.append(ids)
@@ -507,9 +428,9 @@ class Tokenizer:
         by a token starting with the rest, and the last character split off when it is
         whitespace. Returned sorted (tiktoken returns them in hash order).
         """
-        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
-        text = _clean_text(text)
-        _refuse_disallowed(text, forbidden, "text")
+        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
+        text = clean_text(text)
+        refuse_disallowed(text, forbidden, "text")
         stable, last = self._encode_last_apart(text, pattern)
         unstable = self.decode_bytes(last)
         if not unstable:
@@ -530,7 +451,7 @@ class Tokenizer:
                 covered = 0
                 for tid in encoded:
                     sequence.append(tid)
-                    covered += len(self.id_to_bytes[tid] or b"")
+                    covered += len(self._id_to_bytes[tid] or b"")
                     if covered >= len(unstable):
                         break
                 completions.add(tuple(sequence))
@@ -553,18 +474,18 @@ class Tokenizer:
         UTF-8 incrementally: a sequence split across items is joined, and invalid UTF-8
         raises :class:`purebpe.InputError` with its byte offset in the stream.
         Text is gathered into buffers of about ``STREAM_CHARS`` characters and each is
-        cut where cutting cannot change the result (:class:`purebpe.counting.ChunkCutter`:
+        cut where cutting cannot change the result (:class:`purebpe.pretokenize.chunking.ChunkCutter`:
         before a special token, or before a space or newline that precedes a
         non-space), so the ids equal ``encode("".join(texts))`` while memory stays flat.
         A stretch of text with no such place (one enormous word) is held until it ends.
         A disallowed special token raises when the stream reaches it, even if it arrives
         split across items.
         """
-        pattern, forbidden = self._special_rules(allowed_special, disallowed_special)
-        allowed = self._allowed(self._default_special[0] if allowed_special is None else allowed_special)
+        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
+        allowed = self._specials.allowed(allowed_special)
         longest = max((len(t.encode("utf-8")) for t in forbidden[1]), default=0) if forbidden else 0
         cutter = ChunkCutter(sorted(allowed), self.pretokenizer, reserve=longest)
-        return self._stream(_decoded(texts), pattern, cutter, forbidden)
+        return self._stream(decode_stream(texts), pattern, cutter, forbidden)
 
     def _stream(
         self,
@@ -573,42 +494,13 @@ class Tokenizer:
         cutter: ChunkCutter,
         forbidden: Optional[Forbidden],
     ) -> Iterator[int]:
-        pending: List[str] = []
-        size = 0
-        done = 0  # characters of the stream already encoded: where ``pending`` starts
-        threshold = STREAM_CHARS
-        for index, chunk in enumerate(texts):
-            if not isinstance(chunk, str):
-                raise PureBPEError(f"encode_iterable: item {index} is {type(chunk).__name__}, not str")
-            pending.append(chunk)
-            size += len(chunk)
-            if size < threshold:
-                continue
-            text = "".join(pending)
-            # A high surrogate at the end may pair with a low one in the next chunk: hold it.
-            held = text[-1] if "\ud800" <= text[-1] <= "\udbff" else ""
-            clean = _clean_text(text[: len(text) - len(held)])
-            # Cuts stay a disallowed token's length before the end: one that starts before
-            # the cut is whole in ``clean``.
-            _refuse_disallowed(clean, forbidden, "the stream", done)
-            data = clean.encode("utf-8")
-            cut = cutter.cut(data)
-            if cut <= 0:
-                pending, size = [data.decode("utf-8"), held], size
-                threshold = 2 * size  # look again when twice as much text has come
-                continue
+        def check(text: str, start: int) -> None:
+            refuse_disallowed(text, forbidden, "the stream", start)
+
+        for piece in cut_stream(texts, cutter, check, STREAM_CHARS):
             ids: List[int] = []
-            head = data[:cut].decode("utf-8")
-            self._encode_into(head, pattern, ids)
+            self._encode_into(piece, pattern, ids)
             yield from ids
-            done += len(head)
-            rest = data[cut:].decode("utf-8") + held
-            pending, size, threshold = [rest], len(rest), STREAM_CHARS
-        text = _clean_text("".join(pending))
-        _refuse_disallowed(text, forbidden, "the stream", done)
-        ids = []
-        self._encode_into(text, pattern, ids)
-        yield from ids
 
     def _encode_into(self, text: str, pattern: Optional[Pattern[str]], out: List[int]) -> None:
         """Append the ids of ``text`` (already free of lone surrogates) to ``out``."""
@@ -666,15 +558,15 @@ class Tokenizer:
     def _bpe(self, data: bytes) -> List[int]:
         """The ids of ``data`` as one piece: its bytes with the merges applied."""
         if self._canonical_bytes:
-            return list(apply_merges(data, self.ranks))
-        byte_ids = self.byte_ids
+            return list(apply_merges(data, self._ranks))
+        byte_ids = self._byte_ids
         start = [byte_ids[b] for b in data]
         if NO_TOKEN in start:
             missing = data[start.index(NO_TOKEN)]
             raise PureBPEError(
                 f"the vocab has no token for byte 0x{missing:02x}, which {data!r} needs"
             )
-        return list(apply_merges(start, self.ranks))
+        return list(apply_merges(start, self._ranks))
 
     def _encode_last_apart(
         self, text: str, pattern: Optional[Pattern[str]]
@@ -696,8 +588,8 @@ class Tokenizer:
         self._encode_words(words[:-1], stable)
         last = self._encode_word(words[-1])
         cut = len(stable)
-        if all_space(self.id_to_bytes[last[0]]):
-            while cut > 0 and all_space(self.id_to_bytes[stable[cut - 1]]):
+        if all_space(self._id_to_bytes[last[0]]):
+            while cut > 0 and all_space(self._id_to_bytes[stable[cut - 1]]):
                 cut -= 1
         return stable[:cut], stable[cut:] + last
 
@@ -709,80 +601,6 @@ class Tokenizer:
             self._sorted_tokens = ([token for token, _ in pairs], [tid for _, tid in pairs])
         return self._sorted_tokens
 
-    def _special_rules(
-        self,
-        allowed_special: Optional[AllowedSpecial],
-        disallowed_special: Optional[DisallowedSpecial],
-    ) -> Tuple[Optional[Pattern[str]], Optional[Forbidden]]:
-        """The special-token split pattern and what is forbidden (``None``: the default)."""
-        if allowed_special is None:
-            allowed_special = self._default_special[0]
-        if disallowed_special is None:
-            disallowed_special = self._default_special[1]
-        return self._pattern(allowed_special), self._forbidden(allowed_special, disallowed_special)
-
-    def _allowed(self, allowed_special: AllowedSpecial) -> AbstractSet[str]:
-        if allowed_special == "all":
-            return frozenset(self.special_tokens)
-        if isinstance(allowed_special, str) or not isinstance(allowed_special, AbstractSet):
-            raise PureBPEError(
-                f"allowed_special must be 'all' or a set of special tokens, not {allowed_special!r}"
-            )
-        unknown = sorted(allowed_special - set(self.special_tokens))
-        if unknown:
-            raise PureBPEError(f"allowed_special names {unknown[0]!r}, which is not a special token")
-        return frozenset(allowed_special)
-
-    def _forbidden_set(
-        self, allowed: AbstractSet[str], disallowed_special: DisallowedSpecial
-    ) -> AbstractSet[str]:
-        """The special tokens ``disallowed_special`` forbids, checked against ``allowed``."""
-        if disallowed_special == "all":
-            return frozenset(self.special_tokens) - allowed
-        if isinstance(disallowed_special, str) or not isinstance(
-            disallowed_special, (AbstractSet, tuple, list)
-        ):
-            raise PureBPEError(
-                "disallowed_special must be 'all' or a collection of special tokens, "
-                f"not {disallowed_special!r}"
-            )
-        forbidden = frozenset(disallowed_special)
-        unknown = sorted(forbidden - set(self.special_tokens))
-        if unknown:
-            raise PureBPEError(
-                f"disallowed_special names {unknown[0]!r}, which is not a special token"
-            )
-        both = sorted(forbidden & allowed)
-        if both:
-            raise PureBPEError(f"{both[0]!r} is both allowed and disallowed")
-        return forbidden
-
-    def _forbidden(
-        self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial
-    ) -> Optional[Forbidden]:
-        """What :func:`_refuse_disallowed` looks for, or ``None`` when nothing is forbidden.
-
-        The pattern matches allowed and forbidden tokens alike, longest first, as the
-        split on special tokens does: a forbidden token inside a longer allowed one is not
-        there, and an allowed token inside a longer forbidden one does not hide it.
-        """
-        if type(disallowed_special) in (tuple, list, set, frozenset) and not disallowed_special:
-            return None  # the default, on every encode call: skip the validation (2.5 us)
-        allowed = self._allowed(allowed_special)
-        forbidden = self._forbidden_set(allowed, disallowed_special)
-        if not forbidden:
-            return None
-        pattern = self._pattern(allowed | forbidden)
-        assert pattern is not None
-        return pattern, forbidden
-
-    def _pattern(self, allowed_special: AllowedSpecial) -> Optional[Pattern[str]]:
-        """The compiled special-token alternation for ``allowed_special`` (cached)."""
-        allowed = self._allowed(allowed_special)
-        if allowed not in self._patterns:
-            self._patterns[allowed] = special_pattern(allowed)
-        return self._patterns[allowed]
-
     # ----------------------------------------------------------------------------------
     # Decoding
     # ----------------------------------------------------------------------------------
@@ -790,7 +608,7 @@ class Tokenizer:
         """The bytes the ids stand for; an id not in the vocab raises
         :class:`UnknownTokenError` (a ``PureBPEError`` and a ``KeyError``, as tiktoken)."""
         id_list = ids if isinstance(ids, list) else list(ids)
-        table = self.id_to_bytes
+        table = self._id_to_bytes
         try:
             data = b"".join([table[i] for i in id_list])  # type: ignore[misc]
         except (IndexError, TypeError):
@@ -800,7 +618,13 @@ class Tokenizer:
         return data
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """The text the ids stand for; invalid UTF-8 is handled by ``errors`` (U+FFFD)."""
+        """The text the ids stand for; invalid UTF-8 is handled by ``errors`` (U+FFFD).
+
+        >>> import purebpe
+        >>> tok = purebpe.train_from_iterator(["low lower lowest"] * 3, 262).tokenizer()
+        >>> tok.decode([258, 260]), tok.decode([0xE4, 0xB8])
+        ('lowest', '\ufffd')
+        """
         return self.decode_bytes(ids).decode("utf-8", errors)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
@@ -842,7 +666,7 @@ class Tokenizer:
         return [self.decode_bytes(ids) for ids in batch]
 
     def _bad_id(self, ids: List[int]) -> PureBPEError:
-        table = self.id_to_bytes
+        table = self._id_to_bytes
         for position, tid in enumerate(ids):
             try:
                 index = operator.index(tid)
@@ -872,53 +696,3 @@ def _from_merges(
 ) -> Tokenizer:
     """Unpickle a tokenizer built from a vocab and merges."""
     return Tokenizer(vocab, merges, special_tokens, pretokenizer=pretokenizer, name=name)
-
-
-def _decoded(items: Iterable[Union[str, bytes]]) -> Iterator[str]:
-    """``items`` as text: ``bytes`` items are decoded as one UTF-8 stream."""
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    offset = 0  # bytes of the stream before the current item
-    for item in items:
-        if not isinstance(item, (bytes, bytearray)):
-            yield item  # a str, or what _stream refuses with a clear error
-            continue
-        try:
-            yield decoder.decode(item)
-        except UnicodeDecodeError as exc:
-            raise _invalid_utf8(offset, exc, len(item)) from None
-        offset += len(item)
-    try:
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError as exc:
-        raise _invalid_utf8(offset, exc, 0) from None
-
-
-def _invalid_utf8(offset: int, exc: UnicodeDecodeError, item_size: int) -> InputError:
-    """Where invalid UTF-8 is in the stream: the decoder's pending bytes come before the item."""
-    pending = len(exc.object) - item_size
-    return InputError(f"invalid UTF-8 ({exc.reason})", "the byte stream", offset - pending + exc.start)
-
-
-def _refuse_disallowed(
-    text: str, forbidden: Optional[Forbidden], where: str, start: int = 0
-) -> None:
-    """Raise if ``text`` (from index ``start`` of ``where`` on) holds a forbidden token."""
-    if forbidden is None:
-        return
-    pattern, tokens = forbidden
-    for found in pattern.finditer(text):
-        if found.group() in tokens:
-            raise PureBPEError(
-                f"{where} holds the special token {found.group()!r} at index "
-                f"{start + found.start()}, which disallowed_special forbids: pass it in "
-                "allowed_special to encode it as a special token, or leave it out of "
-                "disallowed_special to encode it as text"
-            )
-
-
-def _clean_text(text: object) -> str:
-    """``text`` checked to be a ``str``, with lone surrogates replaced by U+FFFD."""
-    if not isinstance(text, str):
-        raise PureBPEError(f"expected text as str, got {type(text).__name__}")
-    return check_text(text, 0, "replace")
-

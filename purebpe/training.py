@@ -2,21 +2,24 @@
 
 ``train`` (files) and ``train_from_iterator`` (strings) count words with
 :mod:`purebpe.counting`; ``train_from_counts`` does the rest, so a corpus can be counted
-once and trained many times. ``train_bpe`` is the CS336 assignment's signature.
+once and trained many times. ``train_bpe`` is the CS336 assignment's signature. Each turns
+its arguments into one :class:`~purebpe.training_options.TrainingOptions` first, so bad
+arguments fail before any counting.
 """
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .core import WordTable, check_limits
-from .counting import Files, WordCounts, count, count_from_iterator
+from .core import WordTable
+from .counting import Files, count, count_from_iterator
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pretokenizer
-from .progress import Progress, check_progress, end_early, progress_bar
-from .specials import check_special_tokens
-from .trainers import choose_variant, get_trainer, resolve_variant
+from .progress import Progress, end_early, progress_bar
+from .trainers import choose_variant, get_trainer
+from .training_options import TrainingOptions
+from .wordcounts import WordCounts
 
 
 def train(
@@ -42,32 +45,24 @@ def train(
     token would exceed ``max_token_length`` bytes is never merged. ``tie_break="hf"`` breaks
     ties as Hugging Face ``tokenizers`` does (:data:`purebpe.core.TIE_BREAKS`). ``initial`` continues
     training from an earlier model: its merges come first, with their ids.
+
+    >>> from pydoc_data.topics import topics
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "corpus.txt")
+    >>> _ = path.write_text(topics["assert"], encoding="utf-8")
+    >>> model = train(path, 300, ["<|endoftext|>"])
+    >>> model.vocab_size, model.merges[0]
+    (300, (b's', b's'))
     """
-    specials = check_arguments(
-        vocab_size, special_tokens, variant, initial,
-        progress, min_frequency, max_token_length,
-        tie_break=tie_break,
-        pretokenizer=pretokenizer,
+    options = TrainingOptions(
+        vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
+        pretokenizer=pretokenizer, processes=processes, executor=executor,
+        min_frequency=min_frequency, max_token_length=max_token_length, tie_break=tie_break,
+        initial=initial, errors=errors, progress=progress,
     )
-    counts = count(
-        files,
-        specials,
-        pretokenizer=pretokenizer,
-        processes=processes,
-        executor=executor,
-        errors=errors,
-        progress=progress,
-    )
-    return train_from_counts(
-        counts,
-        vocab_size,
-        variant=variant,
-        min_frequency=min_frequency,
-        max_token_length=max_token_length,
-        tie_break=tie_break,
-        initial=initial,
-        progress=progress,
-    )
+    options.check_initial_fits()
+    counts = count_with(options, count, files)
+    return merge_counts(counts, options)
 
 
 def train_from_iterator(
@@ -89,32 +84,20 @@ def train_from_iterator(
     """Train on an iterable of strings (consumed once, streamed); options as :func:`train`.
 
     Each string is pre-tokenized on its own: a word never spans two strings.
+
+    >>> model = train_from_iterator(["low lower lowest", "new newer newest"], 260)
+    >>> [left + right for left, right in model.merges]
+    [b'we', b'ne', b'lo', b'wes']
     """
-    specials = check_arguments(
-        vocab_size, special_tokens, variant, initial,
-        progress, min_frequency, max_token_length,
-        tie_break=tie_break,
-        pretokenizer=pretokenizer,
+    options = TrainingOptions(
+        vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
+        pretokenizer=pretokenizer, processes=processes, executor=executor,
+        min_frequency=min_frequency, max_token_length=max_token_length, tie_break=tie_break,
+        initial=initial, errors=errors, progress=progress,
     )
-    counts = count_from_iterator(
-        texts,
-        specials,
-        pretokenizer=pretokenizer,
-        processes=processes,
-        executor=executor,
-        errors=errors,
-        progress=progress,
-    )
-    return train_from_counts(
-        counts,
-        vocab_size,
-        variant=variant,
-        min_frequency=min_frequency,
-        max_token_length=max_token_length,
-        tie_break=tie_break,
-        initial=initial,
-        progress=progress,
-    )
+    options.check_initial_fits()
+    counts = count_with(options, count_from_iterator, texts)
+    return merge_counts(counts, options)
 
 
 def train_from_counts(
@@ -128,60 +111,57 @@ def train_from_counts(
     initial: Optional[BPEModel] = None,
     progress: Progress = False,
 ) -> BPEModel:
-    """Train on words counted earlier (:func:`purebpe.count`); options as :func:`train`."""
-    specials = check_arguments(
-        vocab_size, counts.special_tokens, variant, initial,
-        progress, min_frequency, max_token_length,
-        tie_break=tie_break,
-        pretokenizer=counts.pretokenizer,
-    )
-    return merge_counts(
-        counts,
-        vocab_size,
-        specials,
-        variant=variant,
-        min_frequency=min_frequency,
-        max_token_length=max_token_length,
-        tie_break=tie_break,
-        initial=initial,
+    """Train on words counted earlier (:func:`purebpe.count`); options as :func:`train`.
+
+    The special tokens and the pre-tokenizer are the ones the words were counted with.
+    """
+    options = TrainingOptions(
+        vocab_size=vocab_size, special_tokens=counts.special_tokens, variant=variant,
+        pretokenizer=counts.pretokenizer, min_frequency=min_frequency,
+        max_token_length=max_token_length, tie_break=tie_break, initial=initial,
         progress=progress,
     )
+    options.check_initial_fits()
+    return merge_counts(counts, options)
 
 
-def merge_counts(
-    counts: WordCounts,
-    vocab_size: int,
-    specials: Tuple[str, ...],
-    *,
-    variant: str,
-    min_frequency: int,
-    max_token_length: Optional[int],
-    tie_break: str,
-    initial: Optional[BPEModel],
-    progress: Progress,
-) -> BPEModel:
-    """The merge phase of :func:`train_from_counts`, on arguments :func:`check_arguments` passed."""
-    if initial is not None:
-        specials = initial.special_tokens + tuple(
-            s for s in specials if s not in initial.special_tokens
-        )
+def count_with(
+    options: TrainingOptions, counter: Callable[..., WordCounts], source: object
+) -> WordCounts:
+    """Count ``source`` with ``counter`` (:func:`count` or :func:`count_from_iterator`)."""
+    return counter(
+        source,
+        options.special_tokens,
+        pretokenizer=options.pretokenizer,
+        processes=options.processes,
+        executor=options.executor,
+        errors=options.errors,
+        progress=options.progress,
+    )
+
+
+def merge_counts(counts: WordCounts, options: TrainingOptions) -> BPEModel:
+    """The merge phase: train ``counts`` with ``options``, which were checked when built."""
+    initial = options.initial
     table = WordTable.from_word_counts(
         counts.words,
         initial.merges if initial is not None else (),
-        min_frequency=min_frequency,
-        max_token_length=max_token_length,
-        tie_break=tie_break,
+        min_frequency=options.min_frequency,
+        max_token_length=options.max_token_length,
+        tie_break=options.tie_break,
     )
-    num_merges = vocab_size - len(specials) - len(table.token_bytes)
+    num_merges = options.merges_wanted(len(table.token_bytes))
+    specials = options.all_special_tokens()
     if num_merges < 0:
         raise PureBPEError(
-            f"vocab_size {vocab_size} is smaller than the initial model "
+            f"vocab_size {options.vocab_size} is smaller than the initial model "
             f"({len(table.token_bytes)} tokens + {len(specials)} special tokens)"
         )
+    variant = options.variant
     if variant == "auto":
         variant = choose_variant(counts.words)
     trainer = get_trainer(variant)
-    bar = progress_bar(progress, "merge", num_merges, "merge")
+    bar = progress_bar(options.progress, "merge", num_merges, "merge")
     done = 0
     try:
         for _ in zip(range(num_merges), trainer(table)):
@@ -200,39 +180,3 @@ def train_bpe(
     """The CS336 assignment signature: ``(vocab, merges)`` for one input file."""
     model = train(input_path, vocab_size, special_tokens, **options)  # type: ignore[arg-type]
     return model.vocab, model.merges
-
-
-def check_arguments(
-    vocab_size: int,
-    special_tokens: Iterable[str],
-    variant: str,
-    initial: Optional[BPEModel],
-    progress: Progress,
-    min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
-    tie_break: str = "canonical",
-    pretokenizer: Optional[Pretokenizer] = None,
-) -> Tuple[str, ...]:
-    """Check what can be checked before any counting, so bad arguments fail at once.
-
-    ``pretokenizer`` is the one the words are (or will be) counted with: an ``initial``
-    model learned with another one is refused, as its merges would not fit the words.
-    """
-    specials = check_special_tokens(special_tokens)
-    check_limits(min_frequency, max_token_length, tie_break)
-    resolve_variant(variant)
-    check_progress(progress)
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise PureBPEError(f"vocab_size must be an int, not {vocab_size!r}")
-    if initial is not None and pretokenizer is not None and initial.pretokenizer != pretokenizer:
-        raise PureBPEError(
-            f"the initial model was learned with pretokenizer {initial.pretokenizer!r}; "
-            f"these words are counted with {pretokenizer!r}"
-        )
-    initial_size = 256 if initial is None else 256 + len(initial.merges)
-    if vocab_size < initial_size + len(specials):
-        raise PureBPEError(
-            f"vocab_size {vocab_size} is too small: it must hold the {initial_size} "
-            f"{'byte' if initial is None else 'initial'} tokens and {len(specials)} special tokens"
-        )
-    return specials

@@ -187,7 +187,7 @@ def test_dask_executor_can_count(tmp_path: Path) -> None:
 
 def test_word_counts_do_not_overflow() -> None:
     merged: Dict[bytes, int] = {}
-    from purebpe.counting import _add_counts
+    from purebpe.wordcounts import add_counts as _add_counts
 
     _add_counts(merged, {b"the": 3 * 2**32})
     _add_counts(merged, {b"the": 2**40, b"a": 1})

@@ -122,6 +122,23 @@ def test_workers_ask_linux_for_sigkill_when_their_parent_dies() -> None:
         pool.shutdown()
 
 
+def test_stop_workers_kills_workers_still_busy_with_their_first_job() -> None:
+    from purebpe._workers import stop_workers, worker_pool
+
+    pool = worker_pool(2)
+    for _ in range(2):
+        pool.submit(time.sleep, 60)
+    deadline = time.monotonic() + 30
+    while len(pool.worker_pids()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = pool.worker_pids()
+    assert len(workers) == 2 and all(alive(pid) for pid in workers)
+    started = time.monotonic()
+    stop_workers(pool)
+    assert wait_gone(workers, 5) == []
+    assert time.monotonic() - started < 5  # killed, not waited for: their jobs take 60 s
+
+
 WATCHDOG_ONLY = """
 import sys, time
 import purebpe._workers as workers

@@ -114,7 +114,6 @@ def test_load_explains_what_it_looked_for(tmp_path: Path) -> None:
         ({"vocab_size": 300, "min_frequency": 0}, "min_frequency must be at least 1"),
         ({"vocab_size": 300, "max_token_length": 0}, "max_token_length must be at least 1"),
         ({"vocab_size": 300, "progress": "yes"}, "progress must be"),
-        ({"vocab_size": "300"}, "vocab_size must be an int"),
     ],
 )
 def test_bad_training_arguments_fail_before_counting(kwargs: dict, message: str) -> None:  # type: ignore[type-arg]
@@ -124,6 +123,11 @@ def test_bad_training_arguments_fail_before_counting(kwargs: dict, message: str)
 
     with pytest.raises(PureBPEError, match=message):
         purebpe.train_from_iterator(never_iterated(), **kwargs)
+
+
+def test_a_vocab_size_of_the_wrong_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="vocab_size must be an int"):
+        purebpe.train_from_iterator(["never counted"], "300")  # type: ignore[arg-type]
 
 
 def test_progress_jsonl_reports_both_phases(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,9 +6,10 @@ from typing import Any, Dict, Optional, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
-from ..counting import WordCounts, count, count_from_iterator
+from ..counting import count, count_from_iterator
 from ..pretokenize import PRETOKENIZERS, Pattern, Pretokenizer
 from ..progress import Progress
+from ..wordcounts import WordCounts
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:

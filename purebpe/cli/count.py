@@ -5,8 +5,8 @@ import argparse
 from typing import Any
 
 from .._atomic import check_output_file
-from ..counting import WordCounts
 from ..errors import PureBPEError
+from ..wordcounts import WordCounts
 from ._common import add_input_arguments, count_input
 
 

@@ -5,20 +5,23 @@ import argparse
 import resource
 import sys
 import time
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Sequence
+
+import attrs
 
 from .._atomic import check_output_dir
 from ..core import WordTable
-from ..counting import WordCounts
+from ..wordcounts import WordCounts
 from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
 from ..progress import Progress
-from ..pretokenize import check_pretokenizer
+from ..pretokenize import Pretokenizer, check_pretokenizer
 from ..superbpe import STAGE2_PATTERN, STAGE2_PRETOKENIZER, superwords_from_counts
 from ..trainers import VARIANTS, choose_variant
-from ..training import check_arguments, train_from_counts
+from ..training import merge_counts
+from ..training_options import TrainingOptions
 from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
 
 
@@ -86,31 +89,15 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.counts} was counted with special tokens {list(counts.special_tokens)}; "
                 "they are fixed when counting"
             )
+        options = training_options(args, progress, initial, counts.special_tokens, counts.pretokenizer)
+        options.check_initial_fits()
     else:
         # Fail on bad arguments before spending time on counting.
-        check_arguments(
-            args.vocab_size,
-            args.special_token,
-            args.variant,
-            initial,
-            progress,
-            args.min_frequency,
-            args.max_token_length,
-            tie_break=args.tie_break,
-            pretokenizer=pretokenizer_option(args),
-        )
+        options = training_options(args, progress, initial, args.special_token, pretokenizer_option(args))
+        options.check_initial_fits()
         counts, source = count_input(args)
     counted = time.perf_counter()
-    model = train_from_counts(
-        counts,
-        args.vocab_size,
-        variant=args.variant,
-        min_frequency=args.min_frequency,
-        max_token_length=args.max_token_length,
-        tie_break=args.tie_break,
-        initial=initial,
-        progress=progress,
-    )
+    model = merge_counts(counts, options)
     trained = time.perf_counter()
     if model.vocab_size < args.vocab_size:
         print(f"purebpe: {early_stop_reason(counts, model, args)}", file=sys.stderr)
@@ -130,20 +117,15 @@ def _run_superbpe(
         raise PureBPEError("--superbpe counts the text twice (two patterns): give FILES, not --counts")
     if (initial is None) == (args.transition is None):
         raise PureBPEError("--superbpe needs --transition T (stage 1 here) or --initial DIR (stage 1 done)")
-    check_arguments(
-        args.vocab_size, args.special_token, args.variant, initial, progress, args.min_frequency, None
-    )
+    if args.max_token_length is not None or args.tie_break != "canonical":
+        raise PureBPEError("--max-token-length and --tie-break do not apply to --superbpe")
+    options = training_options(args, progress, initial, args.special_token, pretokenizer_option(args))
     check_pretokenizer(STAGE2_PRETOKENIZER)  # needs regex: say so before any counting
     start = time.perf_counter()
     if initial is None:
         counts, source = count_input(args)
-        initial = train_from_counts(
-            counts,
-            256 + args.transition + len(counts.special_tokens),
-            variant=args.variant,
-            min_frequency=args.min_frequency,
-            progress=progress,
-        )
+        stage1 = attrs.evolve(options, vocab_size=256 + args.transition + len(counts.special_tokens))
+        initial = merge_counts(counts, stage1)
     args.pattern = STAGE2_PATTERN
     args.special_token = list(initial.special_tokens)
     counted = time.perf_counter()
@@ -156,6 +138,22 @@ def _run_superbpe(
     seconds = [counted - start, trained - counted, time.perf_counter() - trained]
     _print_summary(source, counts, model, f"{args.variant} (stage 1), superwords", seconds, paths)
     return 0
+
+
+def training_options(
+    args: argparse.Namespace,
+    progress: Progress,
+    initial: Optional[BPEModel],
+    special_tokens: Sequence[str],
+    pretokenizer: Pretokenizer,
+) -> TrainingOptions:
+    """The options the command line gives, checked before any counting."""
+    return TrainingOptions(
+        vocab_size=args.vocab_size, special_tokens=special_tokens, variant=args.variant,
+        pretokenizer=pretokenizer, min_frequency=args.min_frequency,
+        max_token_length=args.max_token_length, tie_break=args.tie_break, initial=initial,
+        progress=progress,
+    )
 
 
 def _print_summary(

@@ -1,23 +1,26 @@
-"""What the formats of other tokenizer libraries (GPT-2, HF, tiktoken) share.
+"""The formats' private shared helpers: what the format modules of this package share.
 
-Those formats key each token by its bytes (a JSON object ``{token: id}``, or one line
-per token), so a model can be written only if no two of its ordinary tokens have the
-same bytes; :func:`tokens_by_bytes` checks that. Reading, :func:`check_model` makes sure
-the merges and the vocabulary agree, so a malformed file fails at load time with one
-line naming it, not later inside the tokenizer. Cost: linear in the vocabulary.
+Reading JSON with a one-line error (:func:`read_json`), ids and literal tokens as files
+write them (:func:`is_id`, :func:`literal_token`), and the two ends of the byte-keyed
+formats (GPT-2, HF, tiktoken): those key each token by its bytes (a JSON object
+``{token: id}``, or one line per token), so a model can be written only if no two of its
+ordinary tokens have the same bytes (:func:`tokens_by_bytes`); read, a vocabulary is
+checked against its merges (:func:`purebpe.vocab.check_model`) and assembled into a
+:class:`purebpe.BPEModel` (:func:`assemble`), so a malformed file fails at load time with
+one line naming it, not later inside the tokenizer. Cost: linear in the vocabulary.
+Nothing outside :mod:`purebpe.formats` imports this module.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Sequence, Set, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import Pretokenizer
+from ..vocab import check_dense_ids, check_model, special_text
 
-#: Ids may exceed twice the vocabulary's size by this much (:func:`check_dense_ids`).
-ID_SLACK = 1 << 20
 #: The merges file header GPT-2 and HF write (and skip when reading).
 MERGES_HEADER = "#version: 0.2"
 
@@ -46,23 +49,6 @@ def literal_token(text: Any, path: Path) -> bytes:
         raise PureBPEError(f"{path}: token {text!r} is not valid Unicode ({exc.reason})") from None
 
 
-def check_dense_ids(ids: Iterable[int], count: int) -> None:
-    """Refuse ids so far beyond the vocabulary's size that a table indexed by id would be huge.
-
-    The rule (docs/formats.md): every id is below ``2 * count + 2**20``, where ``count`` is
-    the number of tokens. Real vocabularies are dense (GPT-2's, purebpe's) or nearly so
-    (cl100k's specials leave a few gaps); the tokenizer keeps tables indexed by id, which
-    the rule keeps within twice the vocabulary plus a few megabytes.
-    """
-    limit = 2 * count + ID_SLACK
-    largest = max(ids, default=-1)
-    if largest >= limit:
-        raise PureBPEError(
-            f"id {largest} is far beyond the {count} tokens (ids must be below 2 x tokens + 2**20 "
-            f"= {limit}: the tokenizer keeps a table indexed by id)"
-        )
-
-
 def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:
     """``{token bytes: id}`` of the ordinary (non-special) tokens, refusing duplicates."""
     special_ids = set(model.special_ids().values())
@@ -83,48 +69,6 @@ def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:
                 f"ordinary token {by_bytes[text.encode('utf-8')]}"
             )
     return by_bytes
-
-
-def unmerged_tokens(vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]]) -> List[int]:
-    """Ids of the tokens that are neither a single byte nor made by a merge, in id order."""
-    made: Set[bytes] = {left + right for left, right in merges}
-    return [tid for tid, token in sorted(vocab.items()) if len(token) > 1 and token not in made]
-
-
-def check_model(
-    vocab: Dict[int, bytes], merges: Sequence[Tuple[bytes, bytes]], special_ids: Iterable[int] = ()
-) -> None:
-    """Refuse a vocabulary lacking a byte, or merges using or making unknown tokens.
-
-    A merge's halves must be ordinary tokens: a byte, made by a merge, or held by an id
-    that is not a special token's (a special token is never part of a word).
-    """
-    known = set(vocab.values())
-    missing = [b for b in range(256) if bytes([b]) not in known]
-    if missing:
-        raise PureBPEError(
-            f"no token for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing)"
-        )
-    specials = set(special_ids)
-    ordinary = {token for tid, token in vocab.items() if tid not in specials}
-    ordinary.update(left + right for left, right in merges)
-    for rank, (left, right) in enumerate(merges):
-        for part in (left, right, left + right):
-            if part not in known:
-                raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) needs {part!r}, not in the vocab")
-        for part in (left, right):
-            if len(part) > 1 and part not in ordinary:
-                raise PureBPEError(
-                    f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which only a special token is"
-                )
-
-
-def special_text(token: bytes, tid: int) -> str:
-    """A special token's string from its bytes."""
-    try:
-        return token.decode("utf-8")
-    except UnicodeDecodeError:
-        raise PureBPEError(f"token {tid} ({token!r}) is made by no merge and is not UTF-8") from None
 
 
 def assemble(

@@ -30,14 +30,13 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import Pattern, Pretokenizer, pretokenizer_from_json
+from ..vocab import special_text, unmerged_tokens
 from .bytelevel import (
     MERGES_HEADER,
     assemble,
     literal_token,
     read_json,
-    special_text,
     tokens_by_bytes,
-    unmerged_tokens,
 )
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -21,7 +21,8 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
-from .bytelevel import check_dense_ids, check_model, is_id, literal_token
+from ..vocab import check_dense_ids, check_model
+from .bytelevel import is_id, literal_token
 
 FILES = ("purebpe.json",)
 VERSION = 1

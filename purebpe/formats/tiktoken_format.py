@@ -39,17 +39,13 @@ leave ranks the sidecar does not match, and loading refuses the pair.
 from __future__ import annotations
 
 import base64
-import binascii
-import gzip
 import importlib
 import json
 import os
-import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
 from .._atomic import digest, file_digest, write_files
-from ..core import apply_merges, pack_pair
 from ..errors import PureBPEError
 from ..model import BPEModel
 from ..pretokenize import (
@@ -59,7 +55,9 @@ from ..pretokenize import (
     pretokenizer_from_json,
     pretokenizer_to_json,
 )
-from .bytelevel import assemble, is_id, literal_token, read_json, tokens_by_bytes, unmerged_tokens
+from ..tiktoken_compat import read_ranks, recover_merges
+from ..vocab import unmerged_tokens
+from .bytelevel import assemble, is_id, literal_token, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 #: The sidecar's record of the ranks file it belongs with.
@@ -176,7 +174,7 @@ def load(path: Path) -> BPEModel:
         ranks_path, sidecar_path = path.with_name(path.name[: -len(".json")]), path
     else:
         ranks_path, sidecar_path = path, path.with_name(path.name + ".json")
-    ranks = read_ranks_file(ranks_path)
+    ranks = read_ranks(ranks_path)
     pretokenizer, specials = "gpt2", {}  # type: Tuple[Pretokenizer, Dict[str, int]]
     if sidecar_path.exists():
         pretokenizer, specials = _read_sidecar(sidecar_path, ranks_path)
@@ -192,41 +190,6 @@ def load(path: Path) -> BPEModel:
         raise PureBPEError(f"{ranks_path}: {exc}") from None
 
 
-def read_ranks_file(path: Path) -> Dict[bytes, int]:
-    """``{token bytes: rank}`` from a ranks file; a ``.gz`` name is read through gzip."""
-    if not path.is_file():
-        raise PureBPEError(f"{path}: no such file")
-    opener = gzip.open if path.name.endswith(".gz") else open
-    ranks: Dict[bytes, int] = {}
-    number = 0
-    try:
-        with opener(path, "rb") as f:
-            for number, line in enumerate(f, start=1):
-                _add_rank_line(ranks, line, path, number)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise PureBPEError(f"{path}, line {number + 1}: cannot read ({exc})") from None
-    if len(set(ranks.values())) != len(ranks):
-        raise PureBPEError(f"{path}: two tokens share a rank")
-    return ranks
-
-
-def _add_rank_line(ranks: Dict[bytes, int], line: bytes, path: Path, number: int) -> None:
-    if not line.strip():
-        return
-    fields = line.split()
-    try:
-        if len(fields) != 2:
-            raise ValueError("expected 2 fields")
-        token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
-    except (ValueError, binascii.Error) as exc:
-        raise PureBPEError(
-            f"{path}, line {number}: expected 'base64 rank', got {line[:60]!r} ({exc})"
-        ) from None
-    if token in ranks or rank < 0:
-        raise PureBPEError(f"{path}, line {number}: token {token!r} repeated or rank < 0")
-    ranks[token] = rank
-
-
 def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[Pretokenizer, Dict[str, int]]:
     document = read_json(path, "tiktoken sidecar")
     if not isinstance(document, dict):
@@ -236,29 +199,3 @@ def _read_sidecar(path: Path, ranks_path: Path) -> Tuple[Pretokenizer, Dict[str,
     if not isinstance(specials, dict) or not all(is_id(tid) for tid in specials.values()):
         raise PureBPEError(f"{path}: malformed tiktoken sidecar (special_tokens is not {{text: id}})")
     return pretokenizer_from_json(document.get("pretokenizer", "gpt2"), str(path)), specials
-
-
-def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
-    """The merges behind ``ranks``: each multi-byte token, in rank order, split in two.
-
-    A token's two halves are what its bytes encode to with the merges found so far
-    (:func:`purebpe.core.apply_merges`); a token they do not bring down to two pieces
-    is made by no merge and is left out of the merges.
-    """
-    ordered = sorted(ranks.items(), key=lambda item: item[1])
-    byte_ids = {token[0]: rank for token, rank in ordered if len(token) == 1}
-    if len(byte_ids) != 256:
-        missing = min(set(range(256)) - set(byte_ids))
-        raise PureBPEError(f"no token for byte 0x{missing:02x}")
-    token_of = {rank: token for token, rank in ordered}
-    merge_ranks: Dict[int, Tuple[int, int]] = {}
-    merges: List[Tuple[bytes, bytes]] = []
-    for token, rank in ordered:
-        if len(token) == 1:
-            continue
-        pieces = apply_merges([byte_ids[b] for b in token], merge_ranks)
-        if len(pieces) != 2:
-            continue
-        merge_ranks[pack_pair(pieces[0], pieces[1])] = (len(merges), rank)
-        merges.append((token_of[pieces[0]], token_of[pieces[1]]))
-    return merges

@@ -33,7 +33,7 @@ CPython (its C matcher beats an interpreted loop by about 2x).  The figures per 
 are in ``docs/pretokenization.md`` and ``bench/bench_pretokenize.py``.
 
 Each module also says where a text may be cut without changing its pieces
-(``safe_cut``), which :class:`purebpe.counting.ChunkCutter` uses to stream files and
+(``safe_cut``), which :class:`purebpe.pretokenize.chunking.ChunkCutter` uses to stream files and
 :class:`purebpe.Tokenizer` to encode long texts in pieces, with the argument for the rule
 in the module's docstring.
 """

@@ -218,11 +218,6 @@ def is_ascii_digit(byte: int) -> bool:
     return 0x30 <= byte <= 0x39
 
 
-def is_ascii_punct(byte: int) -> bool:
-    """An ASCII graphic character that is neither a letter nor a digit (class "other")."""
-    return 0x21 <= byte <= 0x7E and not is_ascii_letter(byte) and not is_ascii_digit(byte)
-
-
 def certainly_not_space(buf: bytes, i: int) -> bool:
     """Whether the character starting at byte ``i`` is non-whitespace under every definition."""
     if i >= len(buf):

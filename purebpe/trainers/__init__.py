@@ -1,28 +1,28 @@
 """The registry of trainer variants: one module each, all with the same semantics.
 
 Every module here defines ``train(table: WordTable) -> Iterator[(left, right)]`` (see
-:mod:`purebpe.core`). :data:`VARIANTS` maps a variant's name to its module; modules are
+:mod:`purebpe.core`). :data:`VARIANTS` names them; each is the module of that name here,
 imported on first use so that importing purebpe stays cheap.
 """
 from __future__ import annotations
 
 import importlib
 import platform
-from typing import Dict, Iterable
+from typing import Iterable, Tuple
 
 from ..core import Trainer
 from ..errors import PureBPEError
 
-#: name -> module under ``purebpe.trainers``, in rough order of sophistication.
-VARIANTS: Dict[str, str] = {
-    "naive": "naive",
-    "incremental": "incremental",
-    "fine_grained": "fine_grained",
-    "heap": "heap",
-    "sorted": "sorted",
-    "bucket": "bucket",
-    "positional": "positional",
-}
+#: The variants, in rough order of sophistication; each is the module ``purebpe.trainers.<name>``.
+VARIANTS: Tuple[str, ...] = (
+    "naive",
+    "incremental",
+    "fine_grained",
+    "heap",
+    "sorted",
+    "bucket",
+    "positional",
+)
 
 #: What ``variant="auto"`` picks on each interpreter for words of ordinary length
 #: (``bench/bench_auto.py``): on PyPy ``positional`` is as fast as ``bucket`` on short words
@@ -83,6 +83,6 @@ def resolve_variant(name: str) -> str:
 
 def get_trainer(name: str) -> Trainer:
     """The ``train`` function of variant ``name``."""
-    module = importlib.import_module(f"{__name__}.{VARIANTS[resolve_variant(name)]}")
+    module = importlib.import_module(f"{__name__}.{resolve_variant(name)}")
     trainer: Trainer = module.train
     return trainer

@@ -12,6 +12,11 @@ After merge: eager: :meth:`PairIndex.merge` reports the old count of every pair 
 Cost:        O(occurrences of the merged pair + changed pairs x log(pairs)) per merge; the
              ``SortedList`` operations are cheap but each changed pair pays two of them,
              where the lazy :mod:`~purebpe.trainers.heap` pays nothing for a count that falls.
+
+``sortedcontainers`` is a runtime dependency for this module alone: the design card names
+this variant (an exact ordered index of pairs, the textbook alternative to a lazy heap),
+and ``SortedList`` is that index in pure Python (so it runs on PyPy as well). It is
+imported only when the variant is first used (:mod:`purebpe.trainers`).
 """
 from __future__ import annotations
 
