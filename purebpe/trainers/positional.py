@@ -82,13 +82,15 @@ from typing import TYPE_CHECKING, Dict, Final, Iterator, List, MutableSequence, 
 
 from ..core import PAIR_SHIFT, WordTable, unpack_pair
 
+# The next three are read once per step or floor change, not in the loops, and stay plain
+# globals (not ``Final``, which the compiled build inlines) so that the tests can vary them.
 #: The floor is divided by this when the best tracked pair falls below it.
-FLOOR_DIVISOR: Final = 2
+FLOOR_DIVISOR = 2
 #: Compact the position lists when more than this fraction of their entries is stale.
-STALE_FRACTION: Final = 0.5
+STALE_FRACTION = 0.5
 #: A pass over ``tokens`` lists the candidate pairs of at most one bucket in this many
 #: (a sixteenth of the untracked occurrences, about: few passes, little held at once).
-PASS_SHARE: Final = 16
+PASS_SHARE = 16
 #: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024)...
 CELLS_PER_BUCKET: Final = 32
 #: ... and at most this many: distinct pairs grow more slowly than the corpus.
