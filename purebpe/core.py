@@ -28,15 +28,15 @@ from __future__ import annotations
 import heapq
 import platform
 from array import array
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Final, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
 from .bytemap import BYTE_TO_UNICODE
 from .errors import PureBPEError
 
-PAIR_SHIFT = 32
-PAIR_MASK = (1 << PAIR_SHIFT) - 1
+PAIR_SHIFT: Final = 32
+PAIR_MASK: Final = (1 << PAIR_SHIFT) - 1
 
 #: The signature every trainer variant implements (see the module docstring).
 Trainer = Callable[["WordTable"], Iterator[Tuple[int, int]]]
@@ -73,8 +73,8 @@ def merge_word(word: Sequence[int], left: int, right: int, new_id: int) -> List[
 #: Words longer than this are merged with a heap (:func:`_apply_merges_long`); shorter ones
 #: with a plain list, which has less overhead. Measured crossover: ~32 tokens on CPython
 #: (``min`` and ``list.index`` run in C), ~200 on PyPy.
-LONG_WORD = 200 if platform.python_implementation() == "PyPy" else 32
-_NO_MERGE = 1 << 62  # the rank of a pair that is not a merge: above every real rank
+LONG_WORD: Final = 200 if platform.python_implementation() == "PyPy" else 32
+_NO_MERGE: Final = 1 << 62  # the rank of a pair that is not a merge: above every real rank
 
 
 def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
@@ -113,6 +113,11 @@ def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> S
             found = ranks.get(parts[i - 1] << PAIR_SHIFT | parts[i])
             pair_ranks[i - 1] = _NO_MERGE if found is None else found[0]
     return parts
+
+
+def _as_ids(word: Sequence[int]) -> Sequence[int]:
+    """``word`` as a compact array of 32-bit ids, unless it is still its ``bytes``."""
+    return word if isinstance(word, bytes) else array("I", word)
 
 
 def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
@@ -280,7 +285,10 @@ class WordTable:
             new_id = self.add_token(ids[left], ids[right])
             ids.setdefault(self.token_bytes[new_id], new_id)
             ranks[pack_pair(ids[left], ids[right])] = (rank, new_id)
-        self.words = [apply_merges(word, ranks) for word in self.words]
+        # A word the merges changed is kept as 4-byte ids: a list costs 8 bytes a slot (on
+        # CPython also an int object per id above 256), and SuperBPE's stage 2 replays
+        # thousands of merges over words that are whole paragraphs.
+        self.words = [_as_ids(apply_merges(word, ranks)) for word in self.words]
 
     def add_token(self, left: int, right: int) -> int:
         """Record the merge of ``(left, right)`` and return the id of the new token."""

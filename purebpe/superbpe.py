@@ -12,6 +12,10 @@ arXiv 2503.13423) trains in two stages:
    token), while digit groups, runs of two or more punctuation characters and runs of
    spaces before a word stay apart.
 
+Stage 2's pattern runs on a scanner of its own (:mod:`purebpe.pretokenize.superwords`,
+proven equal to ``regex``), so SuperBPE needs no optional package, and its files stream
+in pieces cut where that module's rule allows.
+
 The stage-2 pattern is the reference recipe's, from ``scripts/extend_tokenizer.sh`` in the
 authors' repository ``PythonNut/superbpe``, which also shows stage 2 inheriting the first
 ``t`` lines of stage 1's ``merges.txt``.  Special tokens split the text first in both
@@ -33,7 +37,7 @@ import attrs
 from .counting import Files, count
 from .errors import PureBPEError
 from .model import BPEModel
-from .pretokenize import Pattern, Pretokenizer, check_pretokenizer
+from .pretokenize import Pattern, Pretokenizer, superwords
 from .progress import Progress
 from .training import count_with, merge_counts
 from .training_options import TrainingOptions
@@ -48,7 +52,7 @@ __all__ = [
 ]
 
 #: The reference recipe's stage-2 split (``PythonNut/superbpe``, ``extend_tokenizer.sh``).
-STAGE2_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+STAGE2_PATTERN = superwords.PATTERN
 #: The stage-2 pre-tokenizer: :data:`STAGE2_PATTERN` as HF's "isolated" split.
 STAGE2_PRETOKENIZER = Pattern(STAGE2_PATTERN)
 #: The trainer for stage 2's long words (see the module docstring).
@@ -77,7 +81,6 @@ def train_superbpe(
     is learned on stage-2 words.  ``variant`` names stage 1's trainer; stage 2 runs
     ``positional`` when ``variant`` is ``"auto"``, else the variant named.
     """
-    check_pretokenizer(STAGE2_PRETOKENIZER)  # needs regex: say so before stage 1, not after
     options = TrainingOptions(
         vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
         pretokenizer=pretokenizer, processes=processes, executor=executor,

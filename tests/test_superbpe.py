@@ -165,24 +165,35 @@ def test_cli_trains_superbpe_and_extends(
     assert "--transition goes with --superbpe" in capsys.readouterr().err
 
 
-def test_without_regex_superbpe_says_so_before_any_work(
-    corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_without_regex_superbpe_trains_on_its_own_scanner(
+    small_corpus: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    # Stage 2's pattern has a scanner of its own (purebpe.pretokenize.superwords): a plain
+    # install, without the optional regex package, trains SuperBPE -- the same model.
+    import subprocess
     import sys
 
     from purebpe.pretokenize import custom
 
+    expected = train_superbpe(small_corpus, 500, 150, [SPECIAL])
     monkeypatch.setitem(sys.modules, "regex", None)
     monkeypatch.setattr(custom, "_compiled", {})
-    counted: List[object] = []
-    monkeypatch.setattr(purebpe.superbpe, "count", lambda *a, **k: counted.append(a))
-    with pytest.raises(PureBPEError, match="needs the optional 'regex' package"):
-        train_superbpe(corpus, 600, 100)
-    assert not counted
-    assert main(["train", str(corpus), "--superbpe", "--transition", "100", "--progress", "none",
-                 "-o", str(corpus.parent / "never")]) == 2
-    assert "needs the optional 'regex' package" in capsys.readouterr().err
-    assert not (corpus.parent / "never").exists()
+    assert train_superbpe(small_corpus, 500, 150, [SPECIAL]) == expected
+    # The CLI in a fresh interpreter where "import regex" fails.
+    code = (
+        "import sys; sys.modules['regex'] = None; from purebpe.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    out = tmp_path / "model"
+    env = {"PYTHONPATH": str(Path(purebpe.__file__).parent.parent), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, "train", str(small_corpus), "--vocab-size", "500",
+         "--superbpe", "--transition", "150", "--special-token", SPECIAL, "--progress", "none",
+         "-o", str(out)],
+        env=env, capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert purebpe.load(out).merges == expected.merges
 
 
 def test_long_pieces_encode_in_time_linear_enough() -> None:

@@ -23,7 +23,7 @@ import purebpe
 from purebpe.core import PAIR_SHIFT, WordTable, merge_word, unpack_pair
 from purebpe.corpus import default_corpus
 from purebpe.testing.strategies import corpora, special_tokens
-from purebpe.trainers import AUTO, VARIANTS, get_trainer, resolve_variant
+from purebpe.trainers import AUTO, VARIANTS, get_trainer, interpreter_key, resolve_variant
 from purebpe.trainers.pair_index import PairIndex
 from strategies import word_counts
 
@@ -301,9 +301,14 @@ def test_trainer_updates_only_when_resumed(variant: str) -> None:
 
 def test_registry() -> None:
     assert set(VARIANTS) >= {"naive", "incremental", "fine_grained", "heap", "sorted", "bucket"}
-    for implementation in ("CPython", "PyPy"):
+    for implementation in ("CPython", "PyPy", "CPython-compiled"):
         assert AUTO[implementation] in VARIANTS and AUTO[implementation] != "naive"
-    assert resolve_variant("auto") == AUTO.get(platform.python_implementation(), AUTO["CPython"])
+    assert resolve_variant("auto") == AUTO[interpreter_key()]
+    # The compiled build (setup.py's PUREBPE_COMPILE=1) is told apart by its trainers' files.
+    import purebpe.trainers.positional as positional
+
+    compiled = not str(positional.__file__).endswith(".py")
+    assert interpreter_key() == platform.python_implementation() + ("-compiled" if compiled else "")
     with pytest.raises(purebpe.PureBPEError, match="unknown variant 'fast'"):
         resolve_variant("fast")
 
@@ -312,7 +317,7 @@ def test_auto_trains_long_words_with_positional(monkeypatch: pytest.MonkeyPatch)
     """bucket rewrites a whole word at every merge in it: quadratic on one long word."""
     from purebpe.trainers import LONG_WORD_BYTES, choose_variant
 
-    default = AUTO.get(platform.python_implementation(), AUTO["CPython"])
+    default = AUTO[interpreter_key()]
     short_words = [b"word%d" % i for i in range(1000)]
     assert choose_variant(short_words) == default
     assert choose_variant(short_words + [b"a" * 10**6]) == "positional"

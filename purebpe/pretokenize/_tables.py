@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 import re
 from collections import Counter
-from typing import Callable, Dict, Iterable, List, Protocol, Tuple
+from typing import Callable, Dict, Final, Iterable, List, Protocol, Tuple
 
 from ._unicode_classes import (
     CASELESS_RANGES,
@@ -25,11 +25,11 @@ from ._unicode_classes import (
 Ranges = Tuple[Tuple[int, int], ...]
 
 # The classes of the gpt2 and cl100k scanners (marks are "other" there).
-OTHER = 0
-LETTER = 1
-NUMBER = 2
-WHITESPACE = 3
-NO_RUN = 255  # no character has this class: "no run is open"
+OTHER: Final = 0
+LETTER: Final = 1
+NUMBER: Final = 2
+WHITESPACE: Final = 3
+NO_RUN: Final = 255  # no character has this class: "no run is open"
 
 
 def build_table(classes: Iterable[Tuple[int, Ranges]]) -> bytes:
@@ -43,22 +43,22 @@ def build_table(classes: Iterable[Tuple[int, Ranges]]) -> bytes:
 
 
 #: letter / number / whitespace / other, for gpt2 and cl100k.
-CLASS_OF: bytes = build_table(
+CLASS_OF: Final[bytes] = build_table(
     ((LETTER, LETTER_RANGES), (NUMBER, NUMBER_RANGES), (WHITESPACE, WHITESPACE_RANGES))
 )
 
 # The finer classes of the o200k scanner: its words are [Lu Lt Lm Lo M]* [Ll Lm Lo M]+,
 # so a letter is upper-only, lower-only or either; marks (not letters) are either too.
-CASED_OTHER = 0
-CASED_UPPER = 1  # Lu, Lt
-CASED_LOWER = 2  # Ll
-CASED_EITHER = 3  # Lm, Lo: letters that may stand on both sides
-CASED_MARK = 4  # M: not a letter, but on both sides of an o200k word
-CASED_NUMBER = 5
-CASED_WHITESPACE = 6
+CASED_OTHER: Final = 0
+CASED_UPPER: Final = 1  # Lu, Lt
+CASED_LOWER: Final = 2  # Ll
+CASED_EITHER: Final = 3  # Lm, Lo: letters that may stand on both sides
+CASED_MARK: Final = 4  # M: not a letter, but on both sides of an o200k word
+CASED_NUMBER: Final = 5
+CASED_WHITESPACE: Final = 6
 
 #: o200k's classes.
-CASED_CLASS_OF: bytes = build_table(
+CASED_CLASS_OF: Final[bytes] = build_table(
     (
         (CASED_EITHER, CASELESS_RANGES),
         (CASED_UPPER, UPPER_RANGES),
@@ -233,7 +233,7 @@ def certainly_not_space(buf: bytes, i: int) -> bool:
 
 #: How many candidate bytes a cut search looks at before it gives up (cuts are an
 #: optimisation of memory: failing to find one only means reading on).
-CUT_TRIES = 64
+CUT_TRIES: Final = 64
 
 
 def newline_space_or_class_cut(

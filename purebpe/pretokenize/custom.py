@@ -16,17 +16,36 @@ under :func:`bounded_finditer`, which gives the ``regex`` engine a time budget
 pattern needs) and turns a timeout into one line naming the file the pattern came from.
 Loaders of other formats' regexes (HF ``Split``) reuse it through :class:`Pattern`'s
 ``origin`` or by calling :func:`bounded_finditer` themselves.
+
+A few patterns have a module of their own (:data:`SCANNED`): a scanner proven equal to
+``regex`` and safe cuts, so they need no optional package and stream in bounded pieces.
+SuperBPE's stage-2 pattern is one (:mod:`.superwords`).
 """
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List, Optional, Protocol
 
 import attr
 
 from ..errors import PureBPEError, excerpt
+from . import superwords
 
 BEHAVIORS = ("isolated",)
+
+
+class ScannedPattern(Protocol):
+    """What a module running one pattern "isolated" without ``regex`` provides."""
+
+    def count(self, text: str, counts: Dict[str, int]) -> None: ...
+
+    def split(self, text: str) -> List[str]: ...
+
+    def safe_cut(self, buf: bytes, end: int) -> int: ...
+
+
+#: Patterns (``regex`` syntax, split "isolated") that run on a scanner of their own.
+SCANNED: Dict[str, ScannedPattern] = {superwords.PATTERN: superwords}
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -61,7 +80,8 @@ def check_pattern(pattern: Pattern) -> Pattern:
             f"pattern behavior {pattern.behavior!r} is not supported; "
             f"choose one of: {', '.join(BEHAVIORS)}"
         )
-    compiled(pattern.regex)
+    if pattern.regex not in SCANNED:
+        compiled(pattern.regex)
     return pattern
 
 
@@ -124,8 +144,13 @@ def bounded_finditer(source: str, origin: str = "") -> Callable[[str], Iterator[
 def isolated_split(source: str, origin: str = "") -> Callable[[str], List[str]]:
     """A function splitting text on ``source`` the way HF's ``Split(..., "isolated")`` does.
 
-    Matching is bounded in time (:func:`bounded_finditer`); errors name ``origin``.
+    Matching is bounded in time (:func:`bounded_finditer`); errors name ``origin``. A
+    pattern of :data:`SCANNED` runs on its own scanner instead (no regex work to bound).
     """
+    scanned = SCANNED.get(source)
+    if scanned is not None:
+        split_scanned: Callable[[str], List[str]] = scanned.split
+        return split_scanned
     finditer = bounded_finditer(source, origin)
 
     def split(text: str) -> List[str]:
@@ -149,3 +174,16 @@ def isolated_split(source: str, origin: str = "") -> Callable[[str], List[str]]:
 def safe_cut(buf: bytes, end: int) -> int:
     """No cut is known to be safe for an arbitrary pattern."""
     return -1
+
+
+def cut_finder(source: str) -> Callable[[bytes, int], int]:
+    """``safe_cut`` for the pattern ``source``: its module's if it has one (:data:`SCANNED`)."""
+    scanned = SCANNED.get(source)
+    cut: Callable[[bytes, int], int] = safe_cut if scanned is None else scanned.safe_cut
+    return cut
+
+
+def word_counter(source: str) -> Optional[Callable[[str, Dict[str, int]], None]]:
+    """The scanner counting ``source``'s pieces straight into a dict, if it has one."""
+    scanned = SCANNED.get(source)
+    return None if scanned is None else scanned.count

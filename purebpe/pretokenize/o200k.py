@@ -39,7 +39,7 @@ Cuts that change nothing (:func:`safe_cut`):
 """
 from __future__ import annotations
 
-from typing import List
+from typing import Final, List
 
 from ._tables import (
     CASED_CLASS_OF,
@@ -80,13 +80,13 @@ PATTERN = "|".join(
 )
 
 # Class sets as bit masks over CASED_* (1 << kind): membership is one shift and one and.
-_UP = 1 << CASED_UPPER | 1 << CASED_EITHER | 1 << CASED_MARK
-_LO = 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_MARK
-_BOTH = 1 << CASED_EITHER | 1 << CASED_MARK
+_UP: Final = 1 << CASED_UPPER | 1 << CASED_EITHER | 1 << CASED_MARK
+_LO: Final = 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_MARK
+_BOTH: Final = 1 << CASED_EITHER | 1 << CASED_MARK
 #: Characters that may lead a word: not \r, \n, a letter or a number (marks may).
-_LEADER = 1 << CASED_OTHER | 1 << CASED_MARK | 1 << CASED_WHITESPACE
+_LEADER: Final = 1 << CASED_OTHER | 1 << CASED_MARK | 1 << CASED_WHITESPACE
 #: [^\s\p{L}\p{N}]: "other" characters and marks.
-_PUNCT = 1 << CASED_OTHER | 1 << CASED_MARK
+_PUNCT: Final = 1 << CASED_OTHER | 1 << CASED_MARK
 
 
 def word_end(text: str, k: int, n: int, either: bool, contractions: bool = True) -> int:
@@ -219,7 +219,7 @@ def re_split(text: str) -> List[str]:
     return re_split_segments(text, _re_form(True), _re_form(False), line_start_ok)
 
 
-_LETTER_OR_NUMBER = 1 << CASED_UPPER | 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_NUMBER
+_LETTER_OR_NUMBER: Final = 1 << CASED_UPPER | 1 << CASED_LOWER | 1 << CASED_EITHER | 1 << CASED_NUMBER
 
 
 def _class_change(before: str, after: str) -> bool:

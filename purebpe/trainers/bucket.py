@@ -42,65 +42,81 @@ RankedPair = Tuple[Any, Any, int]
 
 def train(table: WordTable) -> Iterator[Tuple[int, int]]:
     index = PairIndex(table)
-    pair_counts = index.pair_counts
-    keys = table.tie_keys  # token_bytes itself, unless tie_break="hf"
-    min_frequency = table.min_frequency
-    buckets: Dict[int, List[int]] = {}
-    for pair, count in pair_counts.items():
-        if count >= min_frequency and table.mergeable(pair):
-            buckets.setdefault(count, []).append(pair)
-    bucket_counts = [-count for count in buckets]  # negated: heapq is a min-heap
-    heapify(bucket_counts)
-    top: List[RankedPair] = []
-    top_count = 0
+    queue = BucketQueue(table, index.pair_counts)
     new_pairs: List[int] = []
     while True:
-        while top and pair_counts.get(top[-1][2], 0) != top_count:
-            _file(top.pop()[2], pair_counts, min_frequency, buckets, bucket_counts)
-        if not top:
-            if not bucket_counts:
-                return
-            # Move the pointer down to the next bucket; re-file its stale pairs, sort the rest.
-            top_count = -heappop(bucket_counts)
-            for pair in buckets.pop(top_count):
-                if pair_counts.get(pair, 0) == top_count:
-                    top.append(
-                        (keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair)
-                    )
-                else:
-                    _file(pair, pair_counts, min_frequency, buckets, bucket_counts)
-            top.sort()
-            continue
-        pair = top.pop()[2]
+        pair = queue.pop_best()
+        if pair < 0:
+            return
         left, right = pair >> PAIR_SHIFT, pair & PAIR_MASK
         new_id = table.add_token(left, right)
         yield left, right
         index.merge(left, right, new_id, new_pairs)
-        for pair in new_pairs:
-            count = pair_counts[pair]
-            if count < min_frequency or not table.mergeable(pair):
-                continue
-            if count == top_count:
-                insort(top, (keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair))
-            else:  # count < top_count: the maximum never increases (module docstring)
-                _file(pair, pair_counts, min_frequency, buckets, bucket_counts)
+        queue.add_new(new_pairs)
         del new_pairs[:]
 
 
-def _file(
-    pair: int,
-    pair_counts: Dict[int, int],
-    min_frequency: int,
-    buckets: Dict[int, List[int]],
-    bucket_counts: List[int],
-) -> None:
-    """File ``pair`` under its live count, creating the bucket if needed; drop it if ineligible."""
-    count = pair_counts.get(pair, 0)
-    if count < min_frequency:
-        return  # dead, or below min_frequency for good: counts never rise
-    bucket = buckets.get(count)
-    if bucket is None:
-        buckets[count] = [pair]
-        heappush(bucket_counts, -count)
-    else:
-        bucket.append(pair)
+class BucketQueue:
+    """The buckets, the pointer and ``top`` (see the module docstring).
+
+    A class rather than locals of ``train``: a generator's locals live in a frame object,
+    which the compiled build (mypyc) turns into an attribute access per use.
+    """
+
+    def __init__(self, table: WordTable, pair_counts: Dict[int, int]) -> None:
+        self.table = table
+        self.pair_counts = pair_counts
+        self.keys = table.tie_keys  # token_bytes itself, unless tie_break="hf"
+        self.min_frequency = table.min_frequency
+        self.buckets: Dict[int, List[int]] = {}
+        for pair, count in pair_counts.items():
+            if count >= self.min_frequency and table.mergeable(pair):
+                self.buckets.setdefault(count, []).append(pair)
+        self.bucket_counts = [-count for count in self.buckets]  # negated: heapq is a min-heap
+        heapify(self.bucket_counts)
+        self.top: List[RankedPair] = []
+        self.top_count = 0
+
+    def pop_best(self) -> int:
+        """Remove and return the pair to merge next, or -1 when no pair is eligible."""
+        pair_counts, top, keys = self.pair_counts, self.top, self.keys
+        while True:
+            while top and pair_counts.get(top[-1][2], 0) != self.top_count:
+                self._file(top.pop()[2])
+            if top:
+                pair: int = top.pop()[2]
+                return pair
+            if not self.bucket_counts:
+                return -1
+            # Move the pointer down to the next bucket; re-file its stale pairs, sort the rest.
+            top_count = self.top_count = -heappop(self.bucket_counts)
+            for pair in self.buckets.pop(top_count):
+                if pair_counts.get(pair, 0) == top_count:
+                    top.append((keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair))
+                else:
+                    self._file(pair)
+            top.sort()
+
+    def add_new(self, new_pairs: List[int]) -> None:
+        """File the pairs the last merge created."""
+        pair_counts, keys, table = self.pair_counts, self.keys, self.table
+        for pair in new_pairs:
+            count = pair_counts[pair]
+            if count < self.min_frequency or not table.mergeable(pair):
+                continue
+            if count == self.top_count:
+                insort(self.top, (keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair))
+            else:  # count < top_count: the maximum never increases (module docstring)
+                self._file(pair)
+
+    def _file(self, pair: int) -> None:
+        """File ``pair`` under its live count, creating the bucket if needed; drop it if ineligible."""
+        count = self.pair_counts.get(pair, 0)
+        if count < self.min_frequency:
+            return  # dead, or below min_frequency for good: counts never rise
+        bucket = self.buckets.get(count)
+        if bucket is None:
+            self.buckets[count] = [pair]
+            heappush(self.bucket_counts, -count)
+        else:
+            bucket.append(pair)

@@ -89,7 +89,6 @@ class PairIndex:
         merged_pair = left << PAIR_SHIFT | right
         holders = pair_to_words.pop(merged_pair, {})
         pair_counts.pop(merged_pair, None)
-        lose, gain = self._lose, self._gain
         for word_id, occurrences in holders.items():
             stored = words[word_id]
             # A word is still the bytes it started as until its first merge.
@@ -117,8 +116,8 @@ class PairIndex:
                 if i:
                     before = word[i - 1]
                     if before != new_id:  # else (B, A) went as the previous occurrence's (B, y)
-                        lose(before << PAIR_SHIFT | left, word_id, count, old_counts)
-                    gain(before << PAIR_SHIFT | new_id, word_id, count, new_pairs)
+                        self._lose(before << PAIR_SHIFT | left, word_id, count, old_counts)
+                    self._gain(before << PAIR_SHIFT | new_id, word_id, count, new_pairs)
                 word[i] = new_id
                 del word[i + 1]
                 n -= 1
@@ -127,9 +126,9 @@ class PairIndex:
                     after = word[i]
                     pair = right << PAIR_SHIFT | after
                     if pair != merged_pair:  # dropped whole above
-                        lose(pair, word_id, count, old_counts)
+                        self._lose(pair, word_id, count, old_counts)
                     if after != left or i + 1 == n or word[i + 1] != right:
-                        gain(new_id << PAIR_SHIFT | after, word_id, count, new_pairs)
+                        self._gain(new_id << PAIR_SHIFT | after, word_id, count, new_pairs)
                     # else the next occurrence adds (C, C) as its left pair
 
     def _lose(

@@ -78,10 +78,12 @@ import platform
 import sys
 from array import array
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Dict, Iterator, List, MutableSequence, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Final, Iterator, List, MutableSequence, Optional, Tuple
 
 from ..core import PAIR_SHIFT, WordTable, unpack_pair
 
+# The next three are read once per step or floor change, not in the loops, and stay plain
+# globals (not ``Final``, which the compiled build inlines) so that the tests can vary them.
 #: The floor is divided by this when the best tracked pair falls below it.
 FLOOR_DIVISOR = 2
 #: Compact the position lists when more than this fraction of their entries is stale.
@@ -90,15 +92,15 @@ STALE_FRACTION = 0.5
 #: (a sixteenth of the untracked occurrences, about: few passes, little held at once).
 PASS_SHARE = 16
 #: Bucket sums use about one bucket per this many cells of ``tokens`` (at least 1024)...
-CELLS_PER_BUCKET = 32
+CELLS_PER_BUCKET: Final = 32
 #: ... and at most this many: distinct pairs grow more slowly than the corpus.
-MAX_BUCKETS = 1 << 19
+MAX_BUCKETS: Final = 1 << 19
 #: The bucket of pair ``(x, y)`` is ``(x * HASH_MULTIPLIER + y) & mask``: odd, so distinct
 #: left ids spread over the buckets, and small enough that the product stays a machine int.
-HASH_MULTIPLIER = 1000003
+HASH_MULTIPLIER: Final = 1000003
 
 #: Bytes of words copied into ``tokens`` at a time (bounds the temporary buffers).
-LAYOUT_SLICE = 1 << 16
+LAYOUT_SLICE: Final = 1 << 16
 
 #: Separator and inner-cell value of each ``tokens`` typecode: larger than every token id.
 MARKS = {"H": 0xFFFF, "I": 0xFFFFFFFF}
