@@ -10,6 +10,7 @@ mypy and the runtime dependencies' types are then asked for as build requirement
 (``setup_requires``, which setuptools' PEP 517 backend reports to the installer), and a C
 compiler and the Python headers must be present.  Only the hot modules are compiled, which keeps the build to about a minute.
 """
+
 from __future__ import annotations
 
 import os

@@ -35,6 +35,7 @@ does once for all of them:
 The section at the end takes ``Tokenizer.encode`` apart into its stages (for profiles),
 through the tokenizer's public hooks.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -246,7 +247,8 @@ def measure_each(
             cpus[name].append(cpu)
     return {
         name: Timing(walls[name], cpus[name], first[name][1], first[name][2], first[name][0])
-        if cold else Timing(walls[name], cpus[name])
+        if cold
+        else Timing(walls[name], cpus[name])
         for name in runs
     }
 
@@ -330,7 +332,9 @@ def run_child(
     what = f"{module} child on {Path(python).name} ({json.dumps(spec)[:120]})"
     wall, cpu = time.perf_counter(), children_cpu_seconds()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=child_environment(env), timeout=timeout)
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=child_environment(env), timeout=timeout
+        )
     except subprocess.TimeoutExpired as expired:
         stderr = expired.stderr.decode("utf-8", "replace") if isinstance(expired.stderr, bytes) else ""
         raise ChildFailed(what, f"over {timeout:.0f} s", stderr[-3000:]) from None
@@ -370,7 +374,12 @@ def interpreter_label(python: str) -> str:
 def importable(python: str, module: str) -> bool:
     """Whether ``python`` can import ``module`` (with this repository on its path)."""
     try:
-        return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=child_environment()).returncode == 0
+        return (
+            subprocess.run(
+                [python, "-c", f"import {module}"], capture_output=True, env=child_environment()
+            ).returncode
+            == 0
+        )
     except OSError:
         return False
 
@@ -450,23 +459,46 @@ class Script:
             description=(doc or name).strip().split("\n")[0],
             epilog="shared options: see bench/_harness.py",
         )
-        parser.add_argument("--rounds", "--repeat", type=int, default=None,
-                            help=f"timed rounds; best and median are reported (default {rounds}; --quick: 1)")
-        parser.add_argument("--quick", action="store_true",
-                            help="smallest corpus and fewest rounds, nothing recorded: check the script end to end")
-        parser.add_argument("--no-record", dest="record", action="store_false",
-                            help="print the tables, do not save them into bench/results/results.json")
-        parser.add_argument("--only", action="append", default=[], help="run only this measurement (repeatable)")
+        parser.add_argument(
+            "--rounds",
+            "--repeat",
+            type=int,
+            default=None,
+            help=f"timed rounds; best and median are reported (default {rounds}; --quick: 1)",
+        )
+        parser.add_argument(
+            "--quick",
+            action="store_true",
+            help="smallest corpus and fewest rounds, nothing recorded: check the script end to end",
+        )
+        parser.add_argument(
+            "--no-record",
+            dest="record",
+            action="store_false",
+            help="print the tables, do not save them into bench/results/results.json",
+        )
+        parser.add_argument(
+            "--only", action="append", default=[], help="run only this measurement (repeatable)"
+        )
         parser.add_argument("--child", help=argparse.SUPPRESS)
         parser.set_defaults(default_rounds=rounds)
         if corpora:
-            parser.add_argument("--corpus", action="append", default=[],
-                                help=f"a text file, a name in --corpora, or 'pydoc' (repeatable; default {', '.join(corpora)})")
+            parser.add_argument(
+                "--corpus",
+                action="append",
+                default=[],
+                help=f"a text file, a name in --corpora, or 'pydoc' (repeatable; default {', '.join(corpora)})",
+            )
             parser.add_argument("--corpora", type=Path, default=None, help="the shared corpora directory")
         if interpreters:
-            parser.add_argument("--python", default=sys.executable if platform.python_implementation() == "CPython" else "python3",
-                                help="the CPython that runs the peers (default: this one, else python3)")
-            parser.add_argument("--pypy", help="a PyPy to run purebpe on too ('none': none; default $PUREBPE_PYPY or pypy3)")
+            parser.add_argument(
+                "--python",
+                default=sys.executable if platform.python_implementation() == "CPython" else "python3",
+                help="the CPython that runs the peers (default: this one, else python3)",
+            )
+            parser.add_argument(
+                "--pypy", help="a PyPy to run purebpe on too ('none': none; default $PUREBPE_PYPY or pypy3)"
+            )
 
     def option(self, *names: str, **kwargs: Any) -> None:
         """Add a script's own option (``argparse.add_argument``'s arguments)."""
@@ -491,8 +523,11 @@ class Script:
             args.rounds = 1 if args.quick else args.default_rounds
         args.record &= not args.quick  # quick figures must not replace real ones
         if hasattr(args, "corpus"):
-            names = [str(p) for n in args.corpus or self.corpora for p in ([n] if "*" not in n else
-                     sorted((args.corpora or corpora_dir()).glob(n)))]
+            names = [
+                str(p)
+                for n in args.corpus or self.corpora
+                for p in ([n] if "*" not in n else sorted((args.corpora or corpora_dir()).glob(n)))
+            ]
             args.corpus = [corpus_path(n, args.corpora, args.quick) for n in names if _found(n, args.corpora)]
         if hasattr(args, "pypy"):
             args.pypy = find_pypy(args.pypy)
@@ -508,7 +543,10 @@ class Script:
             print(json.dumps(result))  # the report: the last line of stdout
             return 0
         self.load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"{self.name} on {interpreter_name()}, {os.cpu_count()} CPUs, load average {self.load:.2f}", file=sys.stderr)
+        print(
+            f"{self.name} on {interpreter_name()}, {os.cpu_count()} CPUs, load average {self.load:.2f}",
+            file=sys.stderr,
+        )
         status = 0
         try:
             for measurement in self.measurements:
@@ -531,10 +569,19 @@ class Script:
         The notes get the load average at the start: a busy machine slows wall time."""
         load = f"Load average {self.load:.2f} at the start, {os.cpu_count()} CPUs."
         table.notes = f"{table.notes.rstrip('.')}. {load}" if table.notes else load
-        print(f"\n### {table.title or self.name}\n\n{table.markdown()}\n" + (f"\n{table.notes}\n" if table.notes else ""))
+        print(
+            f"\n### {table.title or self.name}\n\n{table.markdown()}\n"
+            + (f"\n{table.notes}\n" if table.notes else "")
+        )
         if save and table.record and table.rows:
-            record(self.name + table.suffix, table.rows, interpreter=table.interpreter,
-                   title=table.title, notes=table.notes, plot=table.plot)
+            record(
+                self.name + table.suffix,
+                table.rows,
+                interpreter=table.interpreter,
+                title=table.title,
+                notes=table.notes,
+                plot=table.plot,
+            )
 
 
 def _found(name: str, corpora: Optional[Path]) -> bool:

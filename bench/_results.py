@@ -18,6 +18,7 @@ The file (``"format": "purebpe-bench-results-1"``)::
 Writes are atomic (temporary file, then rename) and serialised by a lock file, so two
 scripts finishing at once do not lose each other's results.
 """
+
 from __future__ import annotations
 
 import datetime

@@ -17,6 +17,7 @@ and the same text as one line, ``"a" * 10**6`` (``none``: one word), and 30 MB o
 without whitespace (GPT-2 pre-tokenizer: runs of letters, digits and ``+/``). ``--quick``
 runs the small ones, cut to their first 256 KB (``"a" * 10**4``, 1 MB of base64).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -92,20 +93,29 @@ def auto_choice(args: argparse.Namespace) -> Table:
             runs: Dict[str, List[Dict[str, Any]]] = {v: [] for v in VARIANTS}
             for _ in range(args.rounds):
                 for variant in VARIANTS:
-                    runs[variant].append(run_child("bench.bench_auto", dict(spec, variant=variant), python=python))
+                    runs[variant].append(
+                        run_child("bench.bench_auto", dict(spec, variant=variant), python=python)
+                    )
             wall = {v: statistics.median(r["wall"] for r in runs[v]) for v in VARIANTS}
             cpu = {v: statistics.median(r["cpu"] for r in runs[v]) for v in VARIANTS}
             pick = runs[VARIANTS[0]][0]["pick"]  # what auto picks on the children's interpreter
-            rows.append({
-                "input": name, "longest word": f"{max(lengths, default=0):,}",
-                "long-word bytes": f"{sum(n for n in lengths if n > LONG_WORD_BYTES):,}",
-                **{f"{v} s (cpu)": f"{wall[v]:.2f} ({cpu[v]:.2f})" for v in VARIANTS},
-                "auto picks": pick, "auto / best": f"{wall[pick] / min(wall.values()):.2f}",
-            })
+            rows.append(
+                {
+                    "input": name,
+                    "longest word": f"{max(lengths, default=0):,}",
+                    "long-word bytes": f"{sum(n for n in lengths if n > LONG_WORD_BYTES):,}",
+                    **{f"{v} s (cpu)": f"{wall[v]:.2f} ({cpu[v]:.2f})" for v in VARIANTS},
+                    "auto picks": pick,
+                    "auto / best": f"{wall[pick] / min(wall.values()):.2f}",
+                }
+            )
             print(rows[-1], file=sys.stderr, flush=True)
-    return Table(rows, title=f"variant='auto': bucket vs positional, vocab {vocab_size}, on {interpreter_label(python)}",
-                 notes=f"merge phase alone, median of {args.rounds} interleaved rounds, each in a fresh process",
-                 interpreter=interpreter_label(python))
+    return Table(
+        rows,
+        title=f"variant='auto': bucket vs positional, vocab {vocab_size}, on {interpreter_label(python)}",
+        notes=f"merge phase alone, median of {args.rounds} interleaved rounds, each in a fresh process",
+        interpreter=interpreter_label(python),
+    )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ sorted counts). Cluster start-up is reported apart. An engine that fails (not in
 shows why in its row; ``--engines`` picks some (``--quick``: ``processes=2`` alone).
 CPython only (Ray and Dask need it); ``psutil`` (a Dask dependency) finds the workers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,7 +51,9 @@ from ._harness import ChildFailed, Script, Table, digest, run_child
 ENGINES = ("processes=2", "dask", "ray", "dask, shared files", "ray, shared files")
 
 script = Script("bench_cluster", __doc__, corpora=["en-gcide-18m.txt"])
-script.option("--engines", help="comma-separated, of: " + ", ".join(ENGINES) + " (default all; --quick: the first)")
+script.option(
+    "--engines", help="comma-separated, of: " + ", ".join(ENGINES) + " (default all; --quick: the first)"
+)
 
 
 def peak_rss_of(pid: int) -> float:
@@ -136,14 +139,20 @@ def run_engine(spec: Dict[str, Any]) -> Dict[str, Any]:
     elif engine == "dask":
         from distributed import Client, LocalCluster
 
-        with LocalCluster(
-            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
-        ) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             startup = time.perf_counter() - start
             pids = sorted(client.run(os.getpid).values())
             executor = client.get_executor()
             result = measure_cluster(
-                lambda path: purebpe.count(path, executor=executor, shared_files=shared), corpus, warm_up, lambda: pids
+                lambda path: purebpe.count(path, executor=executor, shared_files=shared),
+                corpus,
+                warm_up,
+                lambda: pids,
             )
             result["startup_s"] = startup
     else:
@@ -154,7 +163,10 @@ def run_engine(spec: Dict[str, Any]) -> Dict[str, Any]:
                 return sorted(p.pid for p in descendants() if p.name().startswith("ray::"))
 
             result = measure_cluster(
-                lambda path: purebpe.count(path, executor=executor, shared_files=shared), corpus, warm_up, ray_workers
+                lambda path: purebpe.count(path, executor=executor, shared_files=shared),
+                corpus,
+                warm_up,
+                ray_workers,
             )
             result["startup_s"] = startup
     return result
@@ -177,7 +189,10 @@ def engines(args: argparse.Namespace) -> Table:
             except ChildFailed as failure:
                 print(failure, file=sys.stderr)
                 rounds[engine].append(failure.row())
-    results = {engine: sorted(runs, key=lambda r: r.get("wall_s", 0))[len(runs) // 2] for engine, runs in rounds.items()}
+    results = {
+        engine: sorted(runs, key=lambda r: r.get("wall_s", 0))[len(runs) // 2]
+        for engine, runs in rounds.items()
+    }
     base = results[engines[0]]
     megabytes = corpus.stat().st_size / 1e6
     rows: List[Dict[str, Any]] = []
@@ -186,25 +201,32 @@ def engines(args: argparse.Namespace) -> Table:
             rows.append({"engine (2 workers)": engine, "wall s": f"skipped: {r['error']}"})
             continue
         cpu = r["parent_cpu_s"] + r["workers_cpu_s"] + r["services_cpu_s"]
-        rows.append({
-            "engine (2 workers)": engine,
-            "wall s": round(r["wall_s"], 2),
-            "wall ratio": round(r["wall_s"] / base["wall_s"], 2),
-            "MB/s": round(megabytes / r["wall_s"], 1),
-            "parent CPU s": round(r["parent_cpu_s"], 2),
-            "workers CPU s": round(r["workers_cpu_s"], 2),
-            "services CPU s": round(r["services_cpu_s"], 2),
-            "CPU ratio": round(cpu / (base["parent_cpu_s"] + base["workers_cpu_s"]), 2),
-            "parent peak MB": round(r["peak_rss_mb"]),
-            "worker peak MB": round(r["worker_peak_mb"]),
-            "start-up s": round(r["startup_s"], 1),
-            "same counts": "yes" if r["digest"] == reference else "NO",
-        })
+        rows.append(
+            {
+                "engine (2 workers)": engine,
+                "wall s": round(r["wall_s"], 2),
+                "wall ratio": round(r["wall_s"] / base["wall_s"], 2),
+                "MB/s": round(megabytes / r["wall_s"], 1),
+                "parent CPU s": round(r["parent_cpu_s"], 2),
+                "workers CPU s": round(r["workers_cpu_s"], 2),
+                "services CPU s": round(r["services_cpu_s"], 2),
+                "CPU ratio": round(cpu / (base["parent_cpu_s"] + base["workers_cpu_s"]), 2),
+                "parent peak MB": round(r["peak_rss_mb"]),
+                "worker peak MB": round(r["worker_peak_mb"]),
+                "start-up s": round(r["startup_s"], 1),
+                "same counts": "yes" if r["digest"] == reference else "NO",
+            }
+        )
     return Table(
         rows,
         title=f"counting {corpus.name} ({megabytes:.0f} MB) on 2 workers: local processes, Dask, Ray",
         notes=f"median of {args.rounds} interleaved rounds, each after a warm-up",
-        plot={"label": "engine (2 workers)", "value": "wall ratio", "log": False, "xlabel": "wall time / processes=2"},
+        plot={
+            "label": "engine (2 workers)",
+            "value": "wall ratio",
+            "log": False,
+            "xlabel": "wall time / processes=2",
+        },
     )
 
 

@@ -20,6 +20,7 @@ and as many threads; and it splits a one-process CLI run into its parts: start-u
 loading the tokenizer (an empty input), the warm API on the same text (second pass in
 one process), and writing the ids.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,9 @@ import purebpe  # noqa: E402
 from purebpe.bytemap import decode_token  # noqa: E402
 from purebpe.pretokenize import PATTERNS  # noqa: E402
 
-SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", Path("/work/shared/corpora")) if p.is_dir()), Path("."))
+SHARED = next(
+    (p for p in (ROOT.parent / "shared" / "corpora", Path("/work/shared/corpora")) if p.is_dir()), Path(".")
+)
 EOT = "<|endoftext|>"
 PYPY = "/work/pypy-venv/bin/python"
 
@@ -79,7 +82,13 @@ def write_layouts(docs: List[str], work: Path) -> Dict[str, Tuple[Path, List[str
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.table({"text": docs}), work / "docs.parquet", row_group_size=1024, compression="zstd", compression_level=3)
+        pq.write_table(
+            pa.table({"text": docs}),
+            work / "docs.parquet",
+            row_group_size=1024,
+            compression="zstd",
+            compression_level=3,
+        )
         out["parquet"] = (work / "docs.parquet", [])
     except ImportError:
         pass
@@ -112,15 +121,19 @@ def part_count(docs: List[str], work: Path, processes: int, rounds: int) -> None
             wall, cpu, _ = timed(lambda: purebpe.count(path, specials, processes=processes))
             times[name].append((wall, cpu))
     base = statistics.median(w for w, _ in times["text"])
-    print(f"\n## Counting {megabytes:.1f} MB of {len(docs):,} documents, {processes} processes, "
-          f"{platform.python_implementation()} {platform.python_version()}, median of {rounds} (shared machine)\n")
+    print(
+        f"\n## Counting {megabytes:.1f} MB of {len(docs):,} documents, {processes} processes, "
+        f"{platform.python_implementation()} {platform.python_version()}, median of {rounds} (shared machine)\n"
+    )
     print("| layout | file MB | wall s | CPU s | MB/s (wall) | vs text |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, samples in times.items():
         wall = statistics.median(w for w, _ in samples)
         cpu = statistics.median(c for _, c in samples)
         size = layouts[name][0].stat().st_size / 1e6
-        print(f"| {name} | {size:.1f} | {wall:.2f} | {cpu:.2f} | {megabytes / wall:.1f} | {base / wall:.2f}x |")
+        print(
+            f"| {name} | {size:.1f} | {wall:.2f} | {cpu:.2f} | {megabytes / wall:.1f} | {base / wall:.2f}x |"
+        )
 
 
 def gpt2_model(work: Path) -> Path:
@@ -135,7 +148,13 @@ def run_cli(python: str, args: List[str]) -> Tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([python, "-m", "purebpe", *args], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [python, "-m", "purebpe", *args],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -147,7 +166,16 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
     text.write_text("".join(docs), encoding="utf-8")  # no separators: encode_ordinary's input
     (work / "empty.txt").write_bytes(b"")
     megabytes = text.stat().st_size / 1e6
-    encode_args = ["encode", "--tokenizer", str(model), str(text), "-o", str(work / "ids.bin"), "--progress", "none"]
+    encode_args = [
+        "encode",
+        "--tokenizer",
+        str(model),
+        str(text),
+        "-o",
+        str(work / "ids.bin"),
+        "--progress",
+        "none",
+    ]
     results: Dict[str, List[Tuple[float, float]]] = {}
     tiktoken_times: List[Tuple[float, float]] = []
     encoding = None
@@ -156,16 +184,24 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
 
         mapping = json.loads((SHARED / "gpt2-vocab.json").read_text(encoding="utf-8"))
         ranks = {decode_token(key): tid for key, tid in mapping.items() if key != EOT}
-        encoding = tiktoken.Encoding(name="gpt2-local", pat_str=PATTERNS["gpt2"], mergeable_ranks=ranks, special_tokens={EOT: 50256})
+        encoding = tiktoken.Encoding(
+            name="gpt2-local", pat_str=PATTERNS["gpt2"], mergeable_ranks=ranks, special_tokens={EOT: 50256}
+        )
     except ImportError:
         pass
     for _ in range(rounds):
         for python in interpreters:
             name = Path(python).name if "pypy" not in python else "pypy"
-            for label, extra in ((f"{name} CLI encode, {processes} processes", ["--processes", str(processes)]),
-                                 (f"{name} CLI encode, 1 process", ["--processes", "1"]),
-                                 (f"{name} CLI start-up + tokenizer load (empty input)", ["--processes", "1"])):
-                args = encode_args if "empty" not in label else encode_args[:3] + [str(work / "empty.txt")] + encode_args[4:]
+            for label, extra in (
+                (f"{name} CLI encode, {processes} processes", ["--processes", str(processes)]),
+                (f"{name} CLI encode, 1 process", ["--processes", "1"]),
+                (f"{name} CLI start-up + tokenizer load (empty input)", ["--processes", "1"]),
+            ):
+                args = (
+                    encode_args
+                    if "empty" not in label
+                    else encode_args[:3] + [str(work / "empty.txt")] + encode_args[4:]
+                )
                 results.setdefault(label, []).append(run_cli(python, args + extra))
         if encoding is not None:
             wall, cpu, _ = timed(lambda: encoding.encode_ordinary_batch(docs, num_threads=processes))
@@ -187,7 +223,9 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
             writer.finish()
 
     writer_s, _, _ = timed(write)
-    print(f"\n## End-to-end encode of {megabytes:.1f} MB ({len(docs):,} documents, GPT-2), median of {rounds} (shared machine)\n")
+    print(
+        f"\n## End-to-end encode of {megabytes:.1f} MB ({len(docs):,} documents, GPT-2), median of {rounds} (shared machine)\n"
+    )
     print("| run | wall s | CPU s | MB/s (wall) |")
     print("|---|---:|---:|---:|")
     for label, samples in results.items():
@@ -197,9 +235,13 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
     if tiktoken_times:
         wall = statistics.median(w for w, _ in tiktoken_times)
         cpu = statistics.median(c for _, c in tiktoken_times)
-        print(f"| tiktoken encode_ordinary_batch, {processes} threads (in memory) | {wall:.2f} | {cpu:.2f} | {megabytes / wall:.1f} |")
+        print(
+            f"| tiktoken encode_ordinary_batch, {processes} threads (in memory) | {wall:.2f} | {cpu:.2f} | {megabytes / wall:.1f} |"
+        )
     here = platform.python_implementation()
-    print(f"| {here} API encode, first pass (cold word cache), 1 process | {first:.2f} | | {megabytes / first:.1f} |")
+    print(
+        f"| {here} API encode, first pass (cold word cache), 1 process | {first:.2f} | | {megabytes / first:.1f} |"
+    )
     print(f"| {here} API encode, second pass (warm), 1 process | {warm:.2f} | | {megabytes / warm:.1f} |")
     print(f"| {here} writing the {len(ids):,} ids (.bin) | {writer_s:.2f} | | |")
 
@@ -207,11 +249,15 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=SHARED / "en-gcide-18m.txt")
-    parser.add_argument("--megabytes", type=float, default=0, help="use only the first MB of the corpus (0: all)")
+    parser.add_argument(
+        "--megabytes", type=float, default=0, help="use only the first MB of the corpus (0: all)"
+    )
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--part", choices=("count", "encode", "both"), default="both")
-    parser.add_argument("--interpreters", nargs="*", default=[sys.executable] + ([PYPY] if os.path.exists(PYPY) else []))
+    parser.add_argument(
+        "--interpreters", nargs="*", default=[sys.executable] + ([PYPY] if os.path.exists(PYPY) else [])
+    )
     args = parser.parse_args()
     docs = documents(args.corpus)
     if args.megabytes:

@@ -10,11 +10,13 @@ counts and reports the memory of the counts dict and of the word table per disti
 (``tracemalloc``, CPython only: PyPy's objects are smaller and tracemalloc does not exist
 there).
 """
+
 from __future__ import annotations
 
 import argparse
 import gc
 import sys
+
 import purebpe
 from purebpe.core import WordTable
 
@@ -30,13 +32,21 @@ def throughput(args: argparse.Namespace) -> Table:
     rows = []
     for processes in (1, 2):
         timing = measure(lambda: purebpe.count(corpus, processes=processes), args.rounds)
-        rows.append({"processes": processes, "seconds": round(timing.best, 2),
-                     "CPU s": round(timing.best_cpu, 2), "MB/s": round(megabytes / timing.best, 1)})
+        rows.append(
+            {
+                "processes": processes,
+                "seconds": round(timing.best, 2),
+                "CPU s": round(timing.best_cpu, 2),
+                "MB/s": round(megabytes / timing.best, 1),
+            }
+        )
     counts = purebpe.count(corpus)
     notes = f"{len(counts):,} distinct words, {counts.total():,} in all; best of {args.rounds}"
     if not hasattr(sys, "pypy_version_info"):
         notes += "; " + memory_per_word(counts)
-    return Table(rows, title=f"counting {corpus.name} ({megabytes:.1f} MB): MB/s per process count", notes=notes)
+    return Table(
+        rows, title=f"counting {corpus.name} ({megabytes:.1f} MB): MB/s per process count", notes=notes
+    )
 
 
 def memory_per_word(counts: purebpe.WordCounts) -> str:
@@ -51,8 +61,10 @@ def memory_per_word(counts: purebpe.WordCounts) -> str:
     table_bytes = tracemalloc.get_traced_memory()[0] - counts_bytes
     tracemalloc.stop()
     del table  # alive until measured
-    return (f"counts (dict and words): {counts_bytes / len(words):.0f} bytes per distinct word; "
-            f"word table on top: {table_bytes / len(words):.0f} bytes per distinct word")
+    return (
+        f"counts (dict and words): {counts_bytes / len(words):.0f} bytes per distinct word; "
+        f"word table on top: {table_bytes / len(words):.0f} bytes per distinct word"
+    )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ tiktoken's ``encode`` is single-threaded). The purebpe side is also run on PyPy 
 child process (no peers there), and its figures are compared with the CPython peers'
 figures from this same run. ``--profile`` adds where purebpe's time goes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,19 @@ from purebpe.formats.tiktoken_format import tiktoken_encoding  # noqa: E402
 from purebpe.tokenizer import ENGINE  # noqa: E402
 
 from ._harness import (  # noqa: E402
-    Script, Table, chunks_of, corpora_dir, digest, interpreter_label, interpreter_name, measure, pretokenizer_engine,
-    pretokenizer_of, run_child, special_splitter, word_cache_of,
+    Script,
+    Table,
+    chunks_of,
+    corpora_dir,
+    digest,
+    interpreter_label,
+    interpreter_name,
+    measure,
+    pretokenizer_engine,
+    pretokenizer_of,
+    run_child,
+    special_splitter,
+    word_cache_of,
 )
 from .peer_encoders import gpt2_hf, gpt2_tiktoken  # noqa: E402
 
@@ -81,7 +93,10 @@ def peer_encoders(vocab: str, model_dir: Path) -> Dict[str, Encode]:
     import tokenizers
 
     if vocab == "gpt2":
-        encoding, hf = gpt2_tiktoken(gpt2_file("vocab.json")), gpt2_hf(gpt2_file("vocab.json"), gpt2_file("merges.txt"))
+        encoding, hf = (
+            gpt2_tiktoken(gpt2_file("vocab.json")),
+            gpt2_hf(gpt2_file("vocab.json"), gpt2_file("merges.txt")),
+        )
     else:
         encoding = tiktoken_encoding(model_dir, "purebpe-10k")
         hf = tokenizers.Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -94,7 +109,12 @@ def peer_encoders(vocab: str, model_dir: Path) -> Dict[str, Encode]:
 def time_encoder(encode: Encode, chunks: List[str], rounds: int) -> Dict[str, Any]:
     """CPU seconds of the cold pass and of the best warm one, and the ids' digest."""
     timing = measure(lambda: [i for chunk in chunks for i in encode(chunk)], rounds)
-    return {"cold": timing.cold_cpu, "warm": timing.best_cpu, "ids": len(timing.value), "digest": digest(timing.value)}
+    return {
+        "cold": timing.cold_cpu,
+        "warm": timing.best_cpu,
+        "ids": len(timing.value),
+        "digest": digest(timing.value),
+    }
 
 
 def profile(tok: Tokenizer, chunks: List[str], rounds: int) -> Dict[str, float]:
@@ -131,7 +151,9 @@ def run_purebpe(spec: Dict[str, Any]) -> Dict[str, Any]:
         results[vocab] = time_encoder(purebpe_encoder(vocab, model_dir).encode, chunks, rounds)
         if ENGINE != "scanner":  # also the pure-Python scanner, what runs without `regex`
             with pretokenizer_engine("scanner"):
-                results[vocab]["scanner"] = time_encoder(purebpe_encoder(vocab, model_dir).encode, chunks, rounds)
+                results[vocab]["scanner"] = time_encoder(
+                    purebpe_encoder(vocab, model_dir).encode, chunks, rounds
+                )
         if spec["profile"]:
             results[vocab]["profile"] = profile(purebpe_encoder(vocab, model_dir), chunks, rounds)
     return results
@@ -144,8 +166,12 @@ def encode_throughput(args: argparse.Namespace) -> Table:
     size_mb = len(text.encode("utf-8")) / 1e6
     chunks = chunks_of(text)
     vocab_size = 1000 if args.quick else args.vocab_size
-    spec = {"corpus": str(corpus), "model_dir": str(ensure_model(corpus, vocab_size, Path(args.workdir))),
-            "rounds": args.rounds, "profile": args.profile}
+    spec = {
+        "corpus": str(corpus),
+        "model_dir": str(ensure_model(corpus, vocab_size, Path(args.workdir))),
+        "rounds": args.rounds,
+        "profile": args.profile,
+    }
     ours = run_purebpe(spec)
     theirs: Dict[str, Any] = {}
     if args.pypy:
@@ -155,14 +181,25 @@ def encode_throughput(args: argparse.Namespace) -> Table:
     rows = []
 
     def row(vocab: str, name: str, where: str, figures: Dict[str, Any], base: float) -> None:
-        rows.append({"vocab / encoder / interpreter": f"{vocab} / {name} / {where}",
-                     "cold MB/s": round(size_mb / figures["cold"], 1), "warm MB/s": round(size_mb / figures["warm"], 1),
-                     "warm vs tiktoken (ratio)": round(base / figures["warm"], 2)})
+        rows.append(
+            {
+                "vocab / encoder / interpreter": f"{vocab} / {name} / {where}",
+                "cold MB/s": round(size_mb / figures["cold"], 1),
+                "warm MB/s": round(size_mb / figures["warm"], 1),
+                "warm vs tiktoken (ratio)": round(base / figures["warm"], 2),
+            }
+        )
 
     for vocab in VOCABS:
-        peers = {name: time_encoder(encode, chunks, args.rounds) for name, encode in peer_encoders(vocab, Path(spec["model_dir"])).items()}
-        notes += [f"**{vocab}: {name} ids differ from purebpe's!**" for name, figures in peers.items()
-                  if figures["digest"] != ours[vocab]["digest"]]
+        peers = {
+            name: time_encoder(encode, chunks, args.rounds)
+            for name, encode in peer_encoders(vocab, Path(spec["model_dir"])).items()
+        }
+        notes += [
+            f"**{vocab}: {name} ids differ from purebpe's!**"
+            for name, figures in peers.items()
+            if figures["digest"] != ours[vocab]["digest"]
+        ]
         if vocab in theirs and theirs[vocab]["digest"] != ours[vocab]["digest"]:
             notes.append(f"**{vocab}: purebpe's ids on PyPy differ from CPython's!**")
         base = peers["tiktoken"]["warm"]
@@ -178,8 +215,11 @@ def encode_throughput(args: argparse.Namespace) -> Table:
             for vocab, figures in results.items():
                 if isinstance(figures, dict) and "profile" in figures:
                     stages = figures["profile"]
-                    print(f"\npurebpe on {label}, {vocab}: CPU seconds per pass "
-                          f"(distinct words: {int(stages.pop('distinct words')):,})", file=sys.stderr)
+                    print(
+                        f"\npurebpe on {label}, {vocab}: CPU seconds per pass "
+                        f"(distinct words: {int(stages.pop('distinct words')):,})",
+                        file=sys.stderr,
+                    )
                     for stage, seconds in stages.items():
                         print(f"  {stage:32} {seconds:7.3f} s", file=sys.stderr)
     return Table(
@@ -187,7 +227,8 @@ def encode_throughput(args: argparse.Namespace) -> Table:
         interpreter="all" if theirs else None,  # PyPy's figures come from this same run
         title=f"Encode throughput on {corpus.name} ({size_mb:.1f} MB), purebpe vs tiktoken and HF tokenizers",
         notes=f"~1 MiB pieces, process CPU time, warm = best of {args.rounds}; ratio = warm throughput / "
-        "tiktoken's on CPython in the same run. ids identical across encoders: " + ("yes" if not notes else "NO")
+        "tiktoken's on CPython in the same run. ids identical across encoders: "
+        + ("yes" if not notes else "NO")
         + "".join(" " + note for note in notes),
         ok=not notes,
     )

@@ -30,6 +30,7 @@ Streaming (milliseconds per step, ``--rows`` rows, one new id per row per step, 
 over ``--width`` steps, the batch's columns in order): ``BatchDecodeStream.step`` on each backend, against one stdlib
 incremental UTF-8 decoder per row in a Python loop.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,13 +94,17 @@ def batch_decode(args: argparse.Namespace) -> List[Table]:
     shared = DecodeTable.from_tokenizer(tok, gather="segments")
     methods: Dict[str, Callable[[], List[str]]] = {
         LOOP: lambda: [tok.decode(row) for row in rows],
-        "Python loop: tok.decode per row (2-D array, .tolist() first)": lambda: [tok.decode(row) for row in grid.tolist()],
+        "Python loop: tok.decode per row (2-D array, .tolist() first)": lambda: [
+            tok.decode(row) for row in grid.tolist()
+        ],
     }
     hf = gpt2_hf(vocab_path, merges_path) if importlib.util.find_spec("tokenizers") else None
     if hf is not None:
         methods["HF tokenizers decode_batch"] = lambda: hf.decode_batch(rows, skip_special_tokens=False)
     methods["purebpe NumPy (2-D array)"] = lambda: decode_batch(table, grid)
-    methods["purebpe NumPy, gather='segments' (2-D array; the expression CuPy runs)"] = lambda: decode_batch(shared, grid)
+    methods["purebpe NumPy, gather='segments' (2-D array; the expression CuPy runs)"] = lambda: decode_batch(
+        shared, grid
+    )
     methods["purebpe NumPy (lists)"] = lambda: decode_batch(table, rows)
     gpu_reason = cupy_unavailable_reason()
     if gpu_reason is None:
@@ -122,11 +127,16 @@ def batch_decode(args: argparse.Namespace) -> List[Table]:
     for name, timing in timings.items():
         got = timing.value
         s = timing.best
-        batch_rows.append({
-            "method": name, "tokens/s": f"{total / s:,.0f}", "ms per batch": f"{s * 1000:.1f}",
-            "vs Python loop": f"{loop / s:.2f}x", "vs HF decode_batch": f"{peer / s:.2f}x" if peer else "(not importable)",
-            "rows differing": sum(a != b for a, b in zip(got, expected)) + abs(len(got) - len(expected)),
-        })
+        batch_rows.append(
+            {
+                "method": name,
+                "tokens/s": f"{total / s:,.0f}",
+                "ms per batch": f"{s * 1000:.1f}",
+                "vs Python loop": f"{loop / s:.2f}x",
+                "vs HF decode_batch": f"{peer / s:.2f}x" if peer else "(not importable)",
+                "rows differing": sum(a != b for a, b in zip(got, expected)) + abs(len(got) - len(expected)),
+            }
+        )
     if gpu_reason is not None:
         batch_rows.append({"method": "purebpe CuPy", "tokens/s": f"not measured: {gpu_reason}"})
     corpus_name = re.sub(r"\W+", "_", corpus.stem).strip("_")
@@ -140,8 +150,12 @@ def batch_decode(args: argparse.Namespace) -> List[Table]:
             f"{os.cpu_count()} cores; {bytes_per_id:.2f} bytes per id, encoded in {encode_s:.1f} s"
             + ("" if gpu_reason is None else f"; CuPy not measured: {gpu_reason}")
             + ". Rows differing: rows whose text is not exactly tok.decode's. The plot shows the speed-up over the Python loop.",
-            plot={"label": "method", "value": "vs Python loop", "log": True,
-                  "xlabel": "speed-up over the Python loop (log scale)"},
+            plot={
+                "label": "method",
+                "value": "vs Python loop",
+                "log": True,
+                "xlabel": "speed-up over the Python loop (log scale)",
+            },
         ),
         streaming(tok, grid, expected, gpu_reason),
     ]
@@ -158,16 +172,25 @@ def streaming(tok: Tokenizer, grid: Any, expected: List[str], gpu_reason: Option
         decoders = [codecs.getincrementaldecoder("utf-8")("replace") for _ in range(rows_n)]
 
         def step(t: int) -> List[str]:
-            return [decoder.decode(b"".join([vocab[i] for i in ids])) for decoder, ids in zip(decoders, column_lists[t])]
+            return [
+                decoder.decode(b"".join([vocab[i] for i in ids]))
+                for decoder, ids in zip(decoders, column_lists[t])
+            ]
 
         return step, lambda: [d.decode(b"", final=True) for d in decoders]
 
-    def purebpe_stream(table: DecodeTable, device_columns: Sequence[Any]) -> Tuple[Step, Callable[[], List[str]]]:
+    def purebpe_stream(
+        table: DecodeTable, device_columns: Sequence[Any]
+    ) -> Tuple[Step, Callable[[], List[str]]]:
         stream = BatchDecodeStream(table, rows_n)
         return (lambda t: stream.step(device_columns[t])), stream.flush
 
-    streams = {"Python: one incremental decoder per row (ids as lists)": python_stream(),
-               "purebpe NumPy BatchDecodeStream (1-D array per step)": purebpe_stream(DecodeTable.from_tokenizer(tok), columns)}
+    streams = {
+        "Python: one incremental decoder per row (ids as lists)": python_stream(),
+        "purebpe NumPy BatchDecodeStream (1-D array per step)": purebpe_stream(
+            DecodeTable.from_tokenizer(tok), columns
+        ),
+    }
     if gpu_reason is None:
         import cupy
 
@@ -178,12 +201,23 @@ def streaming(tok: Tokenizer, grid: Any, expected: List[str], gpu_reason: Option
     for name, (step, finish) in streams.items():
         pieces, seconds, _ = timed(lambda: [step(t) for t in range(width)])
         texts = ["".join(p[r] for p in pieces) + tail for r, tail in enumerate(finish())]
-        rows.append({"method": name, "ms per step": f"{seconds / width * 1000:.3f}",
-                     "all text emitted == tok.decode": texts == expected})
+        rows.append(
+            {
+                "method": name,
+                "ms per step": f"{seconds / width * 1000:.3f}",
+                "all text emitted == tok.decode": texts == expected,
+            }
+        )
     if gpu_reason is not None:
-        rows.append({"method": "purebpe CuPy BatchDecodeStream", "ms per step": f"not measured: {gpu_reason}"})
-    return Table(rows, title=f"Streaming, {rows_n} rows, one id per row per step, mean of {width} steps "
-                 "(the first includes any warm-up)", record=False)
+        rows.append(
+            {"method": "purebpe CuPy BatchDecodeStream", "ms per step": f"not measured: {gpu_reason}"}
+        )
+    return Table(
+        rows,
+        title=f"Streaming, {rows_n} rows, one id per row per step, mean of {width} steps "
+        "(the first includes any warm-up)",
+        record=False,
+    )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ Each figure is the median of ``--rounds`` rounds, each on a freshly loaded token
 (process time) beside wall time; encode is one thread (``TOKENIZERS_PARALLELISM=false``), each library's faster of
 one string and ``encode_batch`` of lines (both are reported). The machine may be shared: compare ratios within one run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,29 +64,54 @@ def mixed_text(size: int) -> str:
 
 
 def train_models(work: Path, text: str) -> None:
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
 
     lines = text.splitlines(True)
     llama3 = Tokenizer(models.BPE(ignore_merges=True))
-    llama3.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    llama3.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     llama3.decoder = decoders.ByteLevel()
-    llama3.train_from_iterator(lines, trainers.BpeTrainer(
-        vocab_size=32000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|begin_of_text|>", "<|end_of_text|>"]))
+    llama3.train_from_iterator(
+        lines,
+        trainers.BpeTrainer(
+            vocab_size=32000,
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            special_tokens=["<|begin_of_text|>", "<|end_of_text|>"],
+        ),
+    )
     llama3.post_processor = processors.TemplateProcessing(
-        single="<|begin_of_text|> $A", special_tokens=[("<|begin_of_text|>", 0)])
+        single="<|begin_of_text|> $A", special_tokens=[("<|begin_of_text|>", 0)]
+    )
     llama3.save(str(work / "llama3-32k.json"))
 
     llama2 = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
     llama2.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    llama2.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                        decoders.Strip(" ", 1, 0)])
-    llama2.train_from_iterator(lines, trainers.BpeTrainer(
-        vocab_size=32000, show_progress=False, limit_alphabet=1000,
-        special_tokens=["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]))
+    llama2.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+    )
+    llama2.train_from_iterator(
+        lines,
+        trainers.BpeTrainer(
+            vocab_size=32000,
+            show_progress=False,
+            limit_alphabet=1000,
+            special_tokens=["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)],
+        ),
+    )
     llama2.save(str(work / "llama2-32k.json"))
 
 
@@ -136,32 +162,45 @@ def main() -> int:
         batch = timed(lambda tok: tok.encode_batch(lines), args.rounds, lambda: load(path))
         wall, cpu = min(one, batch)
         row: Dict[str, Any] = {
-            "pipeline": name, "interpreter": interpreter, "fast_path": tok.fast is not None,
-            "purebpe_MBps": round(megabytes / wall, 2), "purebpe_MBps_cpu": round(megabytes / cpu, 2),
+            "pipeline": name,
+            "interpreter": interpreter,
+            "fast_path": tok.fast is not None,
+            "purebpe_MBps": round(megabytes / wall, 2),
+            "purebpe_MBps_cpu": round(megabytes / cpu, 2),
             "purebpe_one_string_MBps": round(megabytes / one[0], 2),
             "purebpe_batch_MBps": round(megabytes / batch[0], 2),
-            "purebpe_load_s": round(load_wall, 3), "purebpe_load_cpu_s": round(load_cpu, 3),
+            "purebpe_load_s": round(load_wall, 3),
+            "purebpe_load_cpu_s": round(load_cpu, 3),
         }
         if tokenizers is not None:
+
             def hf_load_file() -> Any:
                 return tokenizers.Tokenizer.from_file(str(path))
 
             hf_load, hf_load_cpu = timed(lambda _: hf_load_file(), args.rounds)
             hf = hf_load_file()
             assert hf.encode(text[:200000], add_special_tokens=False).ids == tok.encode(text[:200000])
-            one_wall, one_cpu = timed(lambda hf: hf.encode(text, add_special_tokens=False), args.rounds, hf_load_file)
+            one_wall, one_cpu = timed(
+                lambda hf: hf.encode(text, add_special_tokens=False), args.rounds, hf_load_file
+            )
             batch_wall, batch_cpu = timed(
                 lambda hf: hf.encode_batch(lines, add_special_tokens=False), args.rounds, hf_load_file
             )
             hf_wall, hf_cpu = min((one_wall, one_cpu), (batch_wall, batch_cpu))
-            row.update({
-                "hf_one_string_MBps": round(megabytes / one_wall, 2),
-                "hf_batch_MBps": round(megabytes / batch_wall, 2),
-                "hf_MBps": round(megabytes / hf_wall, 2), "hf_MBps_cpu": round(megabytes / hf_cpu, 2),
-                "ratio_wall": round(hf_wall / wall, 2), "ratio_cpu": round(hf_cpu / cpu, 2),
-                "hf_load_s": round(hf_load, 3), "load_ratio": round(load_wall / hf_load, 2),
-                "hf_load_cpu_s": round(hf_load_cpu, 3), "load_ratio_cpu": round(load_cpu / hf_load_cpu, 2),
-            })
+            row.update(
+                {
+                    "hf_one_string_MBps": round(megabytes / one_wall, 2),
+                    "hf_batch_MBps": round(megabytes / batch_wall, 2),
+                    "hf_MBps": round(megabytes / hf_wall, 2),
+                    "hf_MBps_cpu": round(megabytes / hf_cpu, 2),
+                    "ratio_wall": round(hf_wall / wall, 2),
+                    "ratio_cpu": round(hf_cpu / cpu, 2),
+                    "hf_load_s": round(hf_load, 3),
+                    "load_ratio": round(load_wall / hf_load, 2),
+                    "hf_load_cpu_s": round(hf_load_cpu, 3),
+                    "load_ratio_cpu": round(load_cpu / hf_load_cpu, 2),
+                }
+            )
         rows.append(row)
         print(json.dumps(row), flush=True)
     out = args.work / f"results-{platform.python_implementation().lower()}.json"

@@ -58,7 +58,17 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from ._harness import RssPeak, Script, Table, corpus_path, digest, importable, interpreter_label, rss_bytes, run_child
+from ._harness import (
+    RssPeak,
+    Script,
+    Table,
+    corpus_path,
+    digest,
+    importable,
+    interpreter_label,
+    rss_bytes,
+    run_child,
+)
 from .hf_trainer_adapter import hf_merges, hf_trainer
 
 LONG_LINE_BYTES = 20_000_000
@@ -213,10 +223,18 @@ def peer(args: argparse.Namespace) -> Table:
     runs: Dict[str, List[Result]] = {label: [] for label, _, _ in contenders}
     for round_ in range(args.rounds):
         for label, python, spec in contenders:
-            runs[label].append(run_child("bench.bench_positional", dict(spec, corpus=str(zh(args)), vocab=vocab(args)), python=python))
+            runs[label].append(
+                run_child(
+                    "bench.bench_positional",
+                    dict(spec, corpus=str(zh(args)), vocab=vocab(args)),
+                    python=python,
+                )
+            )
             print(f"  round {round_ + 1}: {label}: {runs[label][-1]['total_s']:.2f} s", file=sys.stderr)
     keys = ("count_s", "merge_s", "total_s", "peak_rss_mb", "train_rss_growth_mb")
-    median = {label: {key: statistics.median(r[key] for r in rs) for key in keys} for label, rs in runs.items()}
+    median = {
+        label: {key: statistics.median(r[key] for r in rs) for key in keys} for label, rs in runs.items()
+    }
     reference = median[contenders[0][0]]["total_s"] if hf_python else None
     ours = [runs[label][0]["merges"] for label, _, spec in contenders if spec["tool"] == "purebpe"]
     if len({digest(m) for m in ours}) > 1:
@@ -224,15 +242,25 @@ def peer(args: argparse.Namespace) -> Table:
     rows = []
     for label, _, spec in contenders:
         m, merges = median[label], runs[label][0]["merges"]
-        rows.append({
-            "contender": label, "count s": f"{m['count_s']:.2f}", "merge s": f"{m['merge_s']:.2f}",
-            "total s": f"{m['total_s']:.2f}", "ratio": f"{m['total_s'] / reference:.2f}" if reference else "-",
-            "peak RSS MB": f"{m['peak_rss_mb']:.0f}", "RSS growth in training MB": f"{m['train_rss_growth_mb']:.1f}",
-            "merges": f"{len(merges)} ({digest(merges)}, {common_prefix(merges, ours[0]) if ours else '-'} same as purebpe)",
-        })
-    return Table(rows, suffix="_peer", interpreter=" + ".join(map(interpreter_label, interpreters(args))),
-                 title=f"Positional vs HF tokenizers, zh-fortunes.txt, vocab {vocab(args)}, "
-                 f"no pre-tokenization (median of {args.rounds})")
+        rows.append(
+            {
+                "contender": label,
+                "count s": f"{m['count_s']:.2f}",
+                "merge s": f"{m['merge_s']:.2f}",
+                "total s": f"{m['total_s']:.2f}",
+                "ratio": f"{m['total_s'] / reference:.2f}" if reference else "-",
+                "peak RSS MB": f"{m['peak_rss_mb']:.0f}",
+                "RSS growth in training MB": f"{m['train_rss_growth_mb']:.1f}",
+                "merges": f"{len(merges)} ({digest(merges)}, {common_prefix(merges, ours[0]) if ours else '-'} same as purebpe)",
+            }
+        )
+    return Table(
+        rows,
+        suffix="_peer",
+        interpreter=" + ".join(map(interpreter_label, interpreters(args))),
+        title=f"Positional vs HF tokenizers, zh-fortunes.txt, vocab {vocab(args)}, "
+        f"no pre-tokenization (median of {args.rounds})",
+    )
 
 
 @script.register
@@ -241,8 +269,14 @@ def memory(args: argparse.Namespace) -> Table:
     rows: List[Dict[str, Any]] = []
 
     def row(python: str, what: str, megabytes: float) -> None:
-        rows.append({"interpreter": interpreter_label(python), f"measure (corpus {corpus_bytes / 1e6:.2f} MB)": what,
-                     "MB": f"{megabytes:.2f}", "x corpus": f"{megabytes * 1e6 / corpus_bytes:.2f}x"})
+        rows.append(
+            {
+                "interpreter": interpreter_label(python),
+                f"measure (corpus {corpus_bytes / 1e6:.2f} MB)": what,
+                "MB": f"{megabytes:.2f}",
+                "x corpus": f"{megabytes * 1e6 / corpus_bytes:.2f}x",
+            }
+        )
 
     spec = {"tool": "purebpe", "corpus": str(zh(args)), "vocab": vocab(args)}
     if args.pypy:
@@ -257,8 +291,12 @@ def memory(args: argparse.Namespace) -> Table:
         row(args.python, "of which the table's new tokens and merges (the output)", output)
         row(args.python, "the trainer's own (peak minus output)", traced - output)
         row(args.python, "RSS growth in training", result["train_rss_growth_mb"])
-    return Table(rows, suffix="_memory", interpreter=" + ".join(map(interpreter_label, interpreters(args))),
-                 title="Positional trainer memory, zh-fortunes.txt (target: 3x corpus bytes)")
+    return Table(
+        rows,
+        suffix="_memory",
+        interpreter=" + ".join(map(interpreter_label, interpreters(args))),
+        title="Positional trainer memory, zh-fortunes.txt (target: 3x corpus bytes)",
+    )
 
 
 def rotated_corpus(source: Path, k: int, directory: Path) -> Path:
@@ -268,7 +306,11 @@ def rotated_corpus(source: Path, k: int, directory: Path) -> Path:
     with open(path, "w", encoding="utf-8") as out:
         for i in range(k):
             shift = 7 * i
-            out.write("\n".join(line[shift % len(line) :] + line[: shift % len(line)] if line else line for line in lines))
+            out.write(
+                "\n".join(
+                    line[shift % len(line) :] + line[: shift % len(line)] if line else line for line in lines
+                )
+            )
     return path
 
 
@@ -280,19 +322,33 @@ def scaling(args: argparse.Namespace) -> Table:
     with tempfile.TemporaryDirectory() as tmp:
         for k in (1, 2) if args.quick else (1, 2, 4, 8):
             path = rotated_corpus(zh(args), k, Path(tmp))
-            result = run_child("bench.bench_positional", {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args)},
-                               python=python, env=NURSERY)
+            result = run_child(
+                "bench.bench_positional",
+                {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args)},
+                python=python,
+                env=NURSERY,
+            )
             first = first or result
-            rows.append({
-                "corpus": f"{k}x", "MB": f"{path.stat().st_size / 1e6:.1f}",
-                "distinct MB": f"{result['distinct_bytes'] / 1e6:.1f}", "count s": f"{result['count_s']:.2f}",
-                "merge s": f"{result['merge_s']:.2f}", "merge vs 1x": f"{result['merge_s'] / first['merge_s']:.2f}",
-                "RSS growth MB": f"{result['train_rss_growth_mb']:.1f}",
-                "growth vs 1x": f"{result['train_rss_growth_mb'] / first['train_rss_growth_mb']:.2f}",
-            })
+            rows.append(
+                {
+                    "corpus": f"{k}x",
+                    "MB": f"{path.stat().st_size / 1e6:.1f}",
+                    "distinct MB": f"{result['distinct_bytes'] / 1e6:.1f}",
+                    "count s": f"{result['count_s']:.2f}",
+                    "merge s": f"{result['merge_s']:.2f}",
+                    "merge vs 1x": f"{result['merge_s'] / first['merge_s']:.2f}",
+                    "RSS growth MB": f"{result['train_rss_growth_mb']:.1f}",
+                    "growth vs 1x": f"{result['train_rss_growth_mb'] / first['train_rss_growth_mb']:.2f}",
+                }
+            )
             print(f"  scaling {k}x: {result['total_s']:.2f} s", file=sys.stderr)
-    return Table(rows, suffix="_scaling", interpreter=interpreter_label(python), title="Positional trainer scaling",
-                 notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB")
+    return Table(
+        rows,
+        suffix="_scaling",
+        interpreter=interpreter_label(python),
+        title="Positional trainer scaling",
+        notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB",
+    )
 
 
 @script.register
@@ -307,20 +363,32 @@ def long_line(args: argparse.Namespace) -> Table:
                 data = corpus_path(name).read_bytes().replace(b"\n", b" ")[: limit - written]
                 out.write(data)
                 written += len(data)
-        result = run_child("bench.bench_positional", {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args), "progress": True},
-                           python=python, env=NURSERY)
+        result = run_child(
+            "bench.bench_positional",
+            {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args), "progress": True},
+            python=python,
+            env=NURSERY,
+        )
         size = path.stat().st_size
     frames = [frame for frame in re.split(r"[\r\n]", result["stderr"]) if frame.startswith("merge")]
     row = {
-        "line MB": f"{size / 1e6:.1f}", "count s": f"{result['count_s']:.2f}", "merge s": f"{result['merge_s']:.2f}",
-        "peak RSS MB": f"{result['peak_rss_mb']:.0f}", "RSS growth in training MB": f"{result['train_rss_growth_mb']:.1f}",
-        "x line bytes": f"{result['train_rss_growth_mb'] * 1e6 / size:.2f}x", "bar frames": f"{len(set(frames))}",
+        "line MB": f"{size / 1e6:.1f}",
+        "count s": f"{result['count_s']:.2f}",
+        "merge s": f"{result['merge_s']:.2f}",
+        "peak RSS MB": f"{result['peak_rss_mb']:.0f}",
+        "RSS growth in training MB": f"{result['train_rss_growth_mb']:.1f}",
+        "x line bytes": f"{result['train_rss_growth_mb'] * 1e6 / size:.2f}x",
+        "bar frames": f"{len(set(frames))}",
         "merges": len(result["merges"]),
     }
     last = frames[-1].strip() if frames else "(no bar)"
-    return Table([row], suffix="_long_line", interpreter=interpreter_label(python),
-                 title=f"Positional trainer on one {size / 1e6:.0f} MB line",
-                 notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB; last bar frame: `{last}`")
+    return Table(
+        [row],
+        suffix="_long_line",
+        interpreter=interpreter_label(python),
+        title=f"Positional trainer on one {size / 1e6:.0f} MB line",
+        notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB; last bar frame: `{last}`",
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ be shared), after one untimed warm-up pass over the first chunk (PyPy's JIT need
 Corpora: the ``pydoc_data`` topics (ships with every interpreter) and, when present,
 files of the shared corpora (read only here, never by the tests).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,7 +75,9 @@ def throughput(args: argparse.Namespace) -> Table:
                 if run is not None:
                     run(chunks[:1])  # warm-up (PyPy's JIT): the first chunk
                     rate = size_mb / measure(lambda: run(chunks), args.rounds, cold=False).best_cpu
-                    print(f"  {pattern:7} {engine:14} {name:20} {rate:7.1f} MB/s", file=sys.stderr, flush=True)
+                    print(
+                        f"  {pattern:7} {engine:14} {name:20} {rate:7.1f} MB/s", file=sys.stderr, flush=True
+                    )
                 row[f"{name} ({size_mb:.1f} MB)"] = f"{rate:.1f}" if run is not None else "n/a"
             rows.append(row)
     impl = f"{platform.python_implementation()} {platform.python_version()}"

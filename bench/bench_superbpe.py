@@ -13,6 +13,7 @@ thread, ``TOKENIZERS_PARALLELISM=false``), against purebpe's stage 2 alone. Wall
 seconds are both recorded: the machine may be shared. A run that fails or runs over
 ``--timeout`` shows why in its row.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,22 +65,39 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
     def run(python: str, **spec: Any) -> Dict[str, Any]:
         env = {"TOKENIZERS_PARALLELISM": "false", "RAYON_NUM_THREADS": "1"}
         try:
-            return run_child("bench.bench_superbpe", dict(base, **spec), python=python, env=env, timeout=args.timeout)
+            return run_child(
+                "bench.bench_superbpe", dict(base, **spec), python=python, env=env, timeout=args.timeout
+            )
         except ChildFailed as failure:
             print(failure, file=sys.stderr)
             return failure.row()
 
-    def row(tokenizer: str, label: str, transition: str, result: Dict[str, Any], fewer: Optional[float]) -> None:
+    def row(
+        tokenizer: str, label: str, transition: str, result: Dict[str, Any], fewer: Optional[float]
+    ) -> None:
         if "error" in result:
-            rows.append({"tokenizer": tokenizer, "interpreter": label, "transition": transition, "stage 1 s": result["error"]})
+            rows.append(
+                {
+                    "tokenizer": tokenizer,
+                    "interpreter": label,
+                    "transition": transition,
+                    "stage 1 s": result["error"],
+                }
+            )
             return
-        rows.append({
-            "tokenizer": tokenizer, "interpreter": label, "transition": transition,
-            "stage 1 s": fmt(result.get("stage1_s")), "stage 2 s": fmt(result.get("stage2_s")),
-            "stage 2 CPU s": fmt(result.get("stage2_cpu_s")), "peak RSS MB": fmt(result.get("peak_rss_mb"), 0),
-            "held-out bytes/token": fmt(result.get("bytes_per_token"), 3),
-            "tokens vs BPE": fmt(fewer) + "x" if fewer is not None else "",
-        })
+        rows.append(
+            {
+                "tokenizer": tokenizer,
+                "interpreter": label,
+                "transition": transition,
+                "stage 1 s": fmt(result.get("stage1_s")),
+                "stage 2 s": fmt(result.get("stage2_s")),
+                "stage 2 CPU s": fmt(result.get("stage2_cpu_s")),
+                "peak RSS MB": fmt(result.get("peak_rss_mb"), 0),
+                "held-out bytes/token": fmt(result.get("bytes_per_token"), 3),
+                "tokens vs BPE": fmt(fewer) + "x" if fewer is not None else "",
+            }
+        )
         print(rows[-1], file=sys.stderr, flush=True)
 
     rows: List[Dict[str, Any]] = []
@@ -90,9 +108,19 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
         for fraction in fractions:
             transition = int((vocab - 256) * fraction)
             result = run(python, tool="purebpe", transition=transition)
-            fewer = plain["bytes_per_token"] / result["bytes_per_token"] if "error" not in plain and "error" not in result else None
+            fewer = (
+                plain["bytes_per_token"] / result["bytes_per_token"]
+                if "error" not in plain and "error" not in result
+                else None
+            )
             row("purebpe SuperBPE", label, f"{fraction:.0%} ({transition})", result, fewer)
-    row("HF tokenizers, stage-2 Split from scratch, 1 thread", "CPython", "-", run(args.python, tool="hf"), None)
+    row(
+        "HF tokenizers, stage-2 Split from scratch, 1 thread",
+        "CPython",
+        "-",
+        run(args.python, tool="hf"),
+        None,
+    )
     return Table(
         rows,
         interpreter="all",

@@ -17,6 +17,7 @@ jobs slow wall time, not CPU time. Ratios are warm throughput over tiktoken's (a
 puretiktoken's) from this run, or from ``--peers-from``. ``--profile`` adds the share of
 purebpe's warm encode spent pre-tokenizing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,8 +84,15 @@ def figures_of(make: Callable[[], Encode], chunks: List[str], rounds: int) -> Di
     """Seconds (CPU, wall) to load, of the cold pass and of the best warm pass; the ids."""
     encode, load_wall, load_cpu = timed(make)
     timing = measure(lambda: [encode(chunk) for chunk in chunks], rounds)
-    return {"load": load_cpu, "load_wall": load_wall, "cold": timing.cold_cpu, "cold_wall": timing.cold,
-            "warm": timing.best_cpu, "warm_wall": timing.best, "ids": [i for ids in timing.value for i in ids]}
+    return {
+        "load": load_cpu,
+        "load_wall": load_wall,
+        "cold": timing.cold_cpu,
+        "cold_wall": timing.cold,
+        "warm": timing.best_cpu,
+        "warm_wall": timing.best,
+        "ids": [i for ids in timing.value for i in ids],
+    }
 
 
 @script.register
@@ -108,13 +116,19 @@ def encode_throughput(args: argparse.Namespace) -> Table:
             result["n_ids"] = len(result.pop("ids"))
     peers = json.loads(Path(args.peers_from).read_text())["figures"] if args.peers_from else figures
     if args.json:
-        Path(args.json).write_text(json.dumps({"interpreter": interpreter_name(), "figures": figures}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"interpreter": interpreter_name(), "figures": figures}, indent=1)
+        )
     rows = []
     for name, results in figures.items():
         for encoder, r in results.items():
-            row = {"encoding": name, "encoder": encoder, "load s": f"{r['load']:.2f}",
-                   "cold MB/s": f"{size_mb / r['cold']:.1f}",
-                   "warm MB/s (wall)": f"{size_mb / r['warm']:.1f} ({size_mb / r['warm_wall']:.1f})"}
+            row = {
+                "encoding": name,
+                "encoder": encoder,
+                "load s": f"{r['load']:.2f}",
+                "cold MB/s": f"{size_mb / r['cold']:.1f}",
+                "warm MB/s (wall)": f"{size_mb / r['warm']:.1f} ({size_mb / r['warm_wall']:.1f})",
+            }
             for peer in ("tiktoken", "puretiktoken"):
                 base = peers.get(name, {}).get(peer)
                 row[f"vs {peer}"] = f"{base['warm'] / r['warm']:.2f}x" if base else "-"
@@ -122,8 +136,11 @@ def encode_throughput(args: argparse.Namespace) -> Table:
     if args.profile:
         for name in figures:
             whole, split = pretokenize_share(name, chunks, args.rounds)
-            print(f"purebpe {name}: warm encode {whole:.2f} s, of which pre-tokenizing "
-                  f"{split:.2f} s ({split / whole:.0%})", file=sys.stderr)
+            print(
+                f"purebpe {name}: warm encode {whole:.2f} s, of which pre-tokenizing "
+                f"{split:.2f} s ({split / whole:.0%})",
+                file=sys.stderr,
+            )
     notes = (
         f"{corpus.name} ({size_mb:.1f} MB) in {len(chunks)} pieces of ~{PIECE_CHARS // 1024} KiB, "
         f"encode_ordinary, one thread, {interpreter_name()}; MB/s of UTF-8 input from CPU time "

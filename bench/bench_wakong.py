@@ -14,6 +14,7 @@ when the package imports. It does not on PyPy (the package requires CPython >= 3
 there ``--peer-from`` takes the package's figures from a CPython run's ``--save`` file on
 the same machine, and the ratio column is labelled as a cross-interpreter comparison.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,9 +60,12 @@ def schemes_per_second(args: argparse.Namespace) -> Table:
         for n in LENGTHS:
             one_pass(draw, n, schemes)()
     figures = {
-        n: {name: schemes / t.best_cpu for name, t in measure_each(
-            {name: one_pass(draw, n, schemes) for name, draw in draws.items()}, args.rounds, cold=False
-        ).items()}
+        n: {
+            name: schemes / t.best_cpu
+            for name, t in measure_each(
+                {name: one_pass(draw, n, schemes) for name, draw in draws.items()}, args.rounds, cold=False
+            ).items()
+        }
         for n in LENGTHS
     }
     ours = {n: figures[n]["purebpe"] for n in LENGTHS}
@@ -74,16 +78,22 @@ def schemes_per_second(args: argparse.Namespace) -> Table:
         peer_label, cross = f"wakong ({saved['interpreter']}, cross-interpreter)", True
     if args.save:
         with open(args.save, "w", encoding="utf-8") as f:
-            json.dump({"interpreter": interpreter_name(), "purebpe": ours, "wakong": peer if not cross else {}}, f, indent=1)
+            json.dump(
+                {"interpreter": interpreter_name(), "purebpe": ours, "wakong": peer if not cross else {}},
+                f,
+                indent=1,
+            )
     rows = []
     for n in LENGTHS:
         ratio = f"{ours[n] / peer[n]:.1f}x" + (" (cross-interpreter)" if cross else "") if n in peer else "-"
-        rows.append({
-            "length": n,
-            f"purebpe ({interpreter_name()}) schemes/s": f"{ours[n]:,.0f}",
-            f"{peer_label} schemes/s": f"{peer[n]:,.0f}" if n in peer else "(wakong not importable)",
-            "ratio": ratio,
-        })
+        rows.append(
+            {
+                "length": n,
+                f"purebpe ({interpreter_name()}) schemes/s": f"{ours[n]:,.0f}",
+                f"{peer_label} schemes/s": f"{peer[n]:,.0f}" if n in peer else "(wakong not importable)",
+                "ratio": ratio,
+            }
+        )
     return Table(
         rows,
         title=f"Wakong schemes per CPU second, purebpe vs the wakong package "

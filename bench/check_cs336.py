@@ -6,6 +6,7 @@ vocab (as a set of byte strings) with ``cs336-reference-vocab.json``. Exits 1 on
 
     python -m bench.check_cs336 [--corpora DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,13 +36,23 @@ def every_variant(args: argparse.Namespace) -> List[Table]:
         for line in (corpora / "cs336-reference-merges.txt").read_text(encoding="utf-8").splitlines()
     ]
     reference_vocab = json.loads((corpora / "cs336-reference-vocab.json").read_text(encoding="utf-8"))
-    expected_vocab = {token.encode("utf-8") if token == "<|endoftext|>" else decode_token(token) for token in reference_vocab}
+    expected_vocab = {
+        token.encode("utf-8") if token == "<|endoftext|>" else decode_token(token)
+        for token in reference_vocab
+    }
     rows = []
     for variant in purebpe.VARIANTS:
         model, wall, cpu = timed(purebpe.train, corpus, 500, ["<|endoftext|>"], variant=variant)
-        rows.append({"variant": variant, "merges": "OK" if model.merges == expected_merges else "DIFFER",
-                     "vocab": "OK" if set(model.vocab.values()) == expected_vocab else "DIFFER",
-                     "learned": len(model.merges), "wall s": f"{wall:.2f}", "CPU s": f"{cpu:.2f}"})
+        rows.append(
+            {
+                "variant": variant,
+                "merges": "OK" if model.merges == expected_merges else "DIFFER",
+                "vocab": "OK" if set(model.vocab.values()) == expected_vocab else "DIFFER",
+                "learned": len(model.merges),
+                "wall s": f"{wall:.2f}",
+                "CPU s": f"{cpu:.2f}",
+            }
+        )
     ok = all(row["merges"] == row["vocab"] == "OK" for row in rows)
     return [Table(rows, title="purebpe against CS336's reference merges and vocab", ok=ok, record=False)]
 

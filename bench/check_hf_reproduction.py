@@ -18,6 +18,7 @@ no special tokens while counting; the special token still takes one id of the vo
 Prints one line per corpus (merges equal or the first difference, CPU and wall time of
 each side) and exits 1 on a mismatch. CPython only (``tokenizers`` has no PyPy wheels).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,17 +64,29 @@ def every_corpus(args: argparse.Namespace) -> Table:
         if mine == theirs:
             verdict = f"{len(mine)} merges, identical"
         else:
-            index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+            index = next(
+                (i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs))
+            )
             verdict = (
                 f"DIFFER at merge {index} of {len(theirs)} (purebpe {len(mine)}): "
                 f"tokenizers {theirs[index] if index < len(theirs) else None}, "
                 f"purebpe {mine[index] if index < len(mine) else None}"
             )
-        rows.append({"corpus": name, "vocab": vocab_size, "merges": verdict,
-                     "tokenizers wall / CPU s": f"{hf_wall:.1f} / {hf_cpu:.1f}",
-                     "purebpe (tie_break='hf') wall / CPU s": f"{wall:.1f} / {cpu:.1f}"})
-    return Table(rows, title="tie_break='hf' against HF tokenizers' trainer", record=False,
-                 ok=all(row["merges"].endswith("identical") for row in rows))
+        rows.append(
+            {
+                "corpus": name,
+                "vocab": vocab_size,
+                "merges": verdict,
+                "tokenizers wall / CPU s": f"{hf_wall:.1f} / {hf_cpu:.1f}",
+                "purebpe (tie_break='hf') wall / CPU s": f"{wall:.1f} / {cpu:.1f}",
+            }
+        )
+    return Table(
+        rows,
+        title="tie_break='hf' against HF tokenizers' trainer",
+        record=False,
+        ok=all(row["merges"].endswith("identical") for row in rows),
+    )
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ compared); the script exits 1 when they do not.
 Corpora: ``pydoc`` (the ``pydoc_data.topics`` text, always there) and every ``*.txt`` of
 the shared corpora when present, unless ``--corpus`` names others.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,8 +69,12 @@ script = Script("compare_peers", __doc__, rounds=1, corpora=["pydoc", "*.txt"], 
 script.option("--vocab", type=int, default=10_000)
 script.option("--processes", default="1", help="comma-separated counting processes for purebpe (default 1)")
 script.option("--bpeasy", action="store_true", help="add bpeasy (gpt2 only)")
-script.option("--pretokenizer", default="gpt2", choices=("gpt2", "cl100k", "o200k"),
-              help="the pattern every contender splits with (default gpt2)")
+script.option(
+    "--pretokenizer",
+    default="gpt2",
+    choices=("gpt2", "cl100k", "o200k"),
+    help="the pattern every contender splits with (default gpt2)",
+)
 script.option("--variants", default=DEFAULT_VARIANTS, help=f"comma-separated (default {DEFAULT_VARIANTS})")
 script.option("--timeout", type=float, default=1800, help="seconds per run before it is given up")
 
@@ -94,7 +99,9 @@ def child(spec: Dict[str, Any]) -> Result:
     return train_purebpe(spec["corpus"], spec["vocab"], spec["variant"], pretokenizer, spec.get("processes"))
 
 
-def train_purebpe(corpus: str, vocab: int, variant: str, pretokenizer: str, processes: Optional[int]) -> Result:
+def train_purebpe(
+    corpus: str, vocab: int, variant: str, pretokenizer: str, processes: Optional[int]
+) -> Result:
     import purebpe
 
     start = time.perf_counter()
@@ -102,8 +109,13 @@ def train_purebpe(corpus: str, vocab: int, variant: str, pretokenizer: str, proc
     counted = time.perf_counter()
     model = purebpe.train_from_counts(counts, vocab, variant=variant)
     done = time.perf_counter()
-    return {"count_s": counted - start, "merge_s": done - counted, "total_s": done - start,
-            "merges": len(model.merges), "digest": digest(model.merges)}
+    return {
+        "count_s": counted - start,
+        "merge_s": done - counted,
+        "total_s": done - start,
+        "merges": len(model.merges),
+        "digest": digest(model.merges),
+    }
 
 
 def train_tokenizers(corpus: str, vocab: int, pretokenizer: str) -> Result:
@@ -156,8 +168,17 @@ class Contender(NamedTuple):
 def contenders(args: argparse.Namespace) -> List[Contender]:
     pythons = [("CPython", args.python)] + ([("PyPy", args.pypy)] if args.pypy else [])
     found = [
-        Contender(f"purebpe {variant}" + (f", {processes} processes" if processes > 1 else ""), python, implementation,
-                  {"tool": "purebpe", "variant": variant, "pretokenizer": args.pretokenizer, "processes": processes})
+        Contender(
+            f"purebpe {variant}" + (f", {processes} processes" if processes > 1 else ""),
+            python,
+            implementation,
+            {
+                "tool": "purebpe",
+                "variant": variant,
+                "pretokenizer": args.pretokenizer,
+                "processes": processes,
+            },
+        )
         for implementation, python in pythons
         for variant in args.variants.split(",")
         for processes in map(int, args.processes.split(","))
@@ -173,10 +194,18 @@ def contenders(args: argparse.Namespace) -> List[Contender]:
             found.append(Contender("bpeasy", args.python, "CPython", {"tool": "bpeasy"}))
             continue
         for threads in sorted({1, os.cpu_count() or 1}):
-            found.append(Contender(f"{tool} {threads} thread{'s' if threads > 1 else ''}", args.python, "CPython",
-                                   {"tool": tool, "threads": threads, "pretokenizer": args.pretokenizer}))
+            found.append(
+                Contender(
+                    f"{tool} {threads} thread{'s' if threads > 1 else ''}",
+                    args.python,
+                    "CPython",
+                    {"tool": tool, "threads": threads, "pretokenizer": args.pretokenizer},
+                )
+            )
     # Each peer again, learning no merge: its count phase (see split_peer_phases).
-    return found + [c._replace(spec=dict(c.spec, count_only=True)) for c in found if c.spec["tool"] != "purebpe"]
+    return found + [
+        c._replace(spec=dict(c.spec, count_only=True)) for c in found if c.spec["tool"] != "purebpe"
+    ]
 
 
 def split_peer_phases(rows: List[Tuple[Contender, Result]]) -> List[Tuple[Contender, Result]]:
@@ -187,7 +216,11 @@ def split_peer_phases(rows: List[Tuple[Contender, Result]]) -> List[Tuple[Conten
     trainers, the first count of the pairs), and its merge phase as the rest of its full
     run. The no-merge rows themselves are dropped.
     """
-    count_only = {json.dumps(dict(c.spec, count_only=False), sort_keys=True): r for c, r in rows if c.spec.get("count_only")}
+    count_only = {
+        json.dumps(dict(c.spec, count_only=False), sort_keys=True): r
+        for c, r in rows
+        if c.spec.get("count_only")
+    }
     kept = []
     for contender, result in rows:
         if contender.spec.get("count_only"):
@@ -215,19 +248,35 @@ def summarize(runs: List[Result]) -> Result:
 
 def main_rows(rows: List[Tuple[Contender, Result]]) -> List[Dict[str, Any]]:
     """Each contender's phases, CPU time, memory and ratio to HF on one thread."""
-    reference = next((r for c, r in rows if c.spec["tool"] == "tokenizers" and c.spec.get("threads") == 1
-                      and "error" not in r), None)
+    reference = next(
+        (
+            r
+            for c, r in rows
+            if c.spec["tool"] == "tokenizers" and c.spec.get("threads") == 1 and "error" not in r
+        ),
+        None,
+    )
     table = []
     for contender, result in rows:
         row = {"contender": contender.name, "interpreter": contender.label}
         if "error" in result:
             table.append(dict(row, **{"total s": f"skipped: {result['error']}"}))
             continue
-        table.append(dict(row, **{
-            "count s": fmt(result["count_s"]), "merges s": fmt(result["merge_s"]), "total s": fmt(result["total_s"]),
-            "CPU s": fmt(result["child_cpu_s"]), "peak RSS MB": fmt(result["peak_rss_mb"], 0),
-            "total / HF 1 thread": fmt(result["total_s"] / reference["total_s"]) + "x" if reference else "",
-        }))
+        table.append(
+            dict(
+                row,
+                **{
+                    "count s": fmt(result["count_s"]),
+                    "merges s": fmt(result["merge_s"]),
+                    "total s": fmt(result["total_s"]),
+                    "CPU s": fmt(result["child_cpu_s"]),
+                    "peak RSS MB": fmt(result["peak_rss_mb"], 0),
+                    "total / HF 1 thread": fmt(result["total_s"] / reference["total_s"]) + "x"
+                    if reference
+                    else "",
+                },
+            )
+        )
     return table
 
 
@@ -235,12 +284,20 @@ def speedup_rows(rows: List[Tuple[Contender, Result]]) -> List[Dict[str, Any]]:
     """Each variant's merge phase against ``incremental``'s on the same interpreter."""
     table = []
     for label in ("CPython", "PyPy"):
-        ours = [(c, r) for c, r in rows if c.label == label and c.spec["tool"] == "purebpe" and "error" not in r]
+        ours = [
+            (c, r) for c, r in rows if c.label == label and c.spec["tool"] == "purebpe" and "error" not in r
+        ]
         base = next((r for c, r in ours if c.spec["variant"] == "incremental"), None)
         table += [
-            {"variant": c.name, "interpreter": label, "merges s": fmt(r["merge_s"]),
-             "incremental merges s": fmt(base["merge_s"]), "speed-up": fmt(base["merge_s"] / r["merge_s"], 1) + "x"}
-            for c, r in ours if base is not None and c.spec["variant"] != "incremental"
+            {
+                "variant": c.name,
+                "interpreter": label,
+                "merges s": fmt(r["merge_s"]),
+                "incremental merges s": fmt(base["merge_s"]),
+                "speed-up": fmt(base["merge_s"] / r["merge_s"], 1) + "x",
+            }
+            for c, r in ours
+            if base is not None and c.spec["variant"] != "incremental"
         ]
     return table
 
@@ -258,25 +315,47 @@ def compare(args: argparse.Namespace) -> List[Table]:
         for round_ in range(args.rounds):
             for i, contender in enumerate(plan):
                 try:
-                    runs[i].append(run_child("bench.compare_peers", dict(contender.spec, corpus=str(path), vocab=vocab),
-                                             python=contender.interpreter, timeout=args.timeout))
+                    runs[i].append(
+                        run_child(
+                            "bench.compare_peers",
+                            dict(contender.spec, corpus=str(path), vocab=vocab),
+                            python=contender.interpreter,
+                            timeout=args.timeout,
+                        )
+                    )
                 except ChildFailed as failure:
                     print(failure, file=sys.stderr)
                     runs[i].append(failure.row())
-                print(f"  {label} round {round_ + 1}: {contender.name} ({contender.label})", file=sys.stderr, flush=True)
+                print(
+                    f"  {label} round {round_ + 1}: {contender.name} ({contender.label})",
+                    file=sys.stderr,
+                    flush=True,
+                )
         rows = split_peer_phases([(contender, summarize(runs[i])) for i, contender in enumerate(plan)])
         digests = {r["digest"] for c, r in rows if c.spec["tool"] == "purebpe" and "error" not in r}
         agree = len(digests) <= 1 and "varies" not in digests
         name = "_" + Path(label).stem.replace(".", "_").replace("-", "_")
         name += "" if args.pretokenizer == "gpt2" else "_" + args.pretokenizer
-        notes = (f"{header}. Median of {args.rounds} rounds, wall seconds. {PHASES_NOTE} "
-                 + ("All purebpe runs learned the same merges." if agree else "**The purebpe runs learned different merges.**"))
+        notes = f"{header}. Median of {args.rounds} rounds, wall seconds. {PHASES_NOTE} " + (
+            "All purebpe runs learned the same merges."
+            if agree
+            else "**The purebpe runs learned different merges.**"
+        )
         title = f"{label}, vocab {vocab}, {args.pretokenizer}: purebpe and its peers"
-        tables.append(Table(main_rows(rows), suffix=name, interpreter="all", title=title, notes=notes, ok=agree))
+        tables.append(
+            Table(main_rows(rows), suffix=name, interpreter="all", title=title, notes=notes, ok=agree)
+        )
         speedups = speedup_rows(rows)
         if speedups:
-            tables.append(Table(speedups, suffix=name + "_vs_incremental", interpreter="all", notes=notes,
-                                title=f"{label}, vocab {vocab}: merge phase vs incremental"))
+            tables.append(
+                Table(
+                    speedups,
+                    suffix=name + "_vs_incremental",
+                    interpreter="all",
+                    notes=notes,
+                    title=f"{label}, vocab {vocab}: merge phase vs incremental",
+                )
+            )
     return tables
 
 

@@ -18,6 +18,7 @@ a pair that is not the most frequent, or results that change between runs are *b
 :data:`NOTES` adds what was found by reading each case (written by hand, keyed by
 implementation and property).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,12 +46,30 @@ TRAINERS: Sequence[Tuple[str, str, str, str, str]] = (
     ("rustbpe", "bench.peer_trainers", "rustbpe", "rustbpe_train_bpe", "cs336"),
     ("bpeasy", "bench.peer_trainers", "bpeasy", "bpeasy_train_bpe", "cs336"),
     ("tiktoken._educational", "bench.peer_trainers", "tiktoken", "tiktoken_educational_train_bpe", "cs336"),
-    ("tiktoken._educational, trained as far as it goes", "bench.peer_trainers", "tiktoken", "guarded_tiktoken_educational_train_bpe", "cs336"),
+    (
+        "tiktoken._educational, trained as far as it goes",
+        "bench.peer_trainers",
+        "tiktoken",
+        "guarded_tiktoken_educational_train_bpe",
+        "cs336",
+    ),
     ("ffbpe", "bench.peer_trainers", "ffbpe", "ffbpe_train_bpe", "cs336"),
-    ("ffbpe, special tokens cut out first", "bench.peer_trainers", "ffbpe", "guarded_ffbpe_train_bpe", "cs336"),
+    (
+        "ffbpe, special tokens cut out first",
+        "bench.peer_trainers",
+        "ffbpe",
+        "guarded_ffbpe_train_bpe",
+        "cs336",
+    ),
     ("fast-bpe-rs", "bench.peer_trainers", "fast_bpe_rs", "fast_bpe_rs_train_bpe", "cs336"),
     ("bpetokenizer", "bench.peer_trainers", "bpetokenizer", "bpetokenizer_train_bpe", "cs336"),
-    ("bpetokenizer, trained as far as it goes", "bench.peer_trainers", "bpetokenizer", "guarded_bpetokenizer_train_bpe", "cs336"),
+    (
+        "bpetokenizer, trained as far as it goes",
+        "bench.peer_trainers",
+        "bpetokenizer",
+        "guarded_bpetokenizer_train_bpe",
+        "cs336",
+    ),
 )
 ENCODERS: Sequence[Tuple[str, str, str, str]] = (
     ("purebpe.Tokenizer (control)", "purebpe", "purebpe", "Tokenizer"),
@@ -60,28 +79,66 @@ ENCODERS: Sequence[Tuple[str, str, str, str]] = (
 
 #: What reading the counterexamples showed, by (implementation, property).
 NOTES: Dict[Tuple[str, str], str] = {
-    ("HF tokenizers", "merges match purebpe"): "ties go to the smallest token ids, and special tokens are counted as text: both HF's rules (it passes `semantics=\"hf\"`)",
-    ("rustbpe", "merges match purebpe"): "ties go to the smallest token ids (raw byte values, then merge order): a semantic choice",
+    (
+        "HF tokenizers",
+        "merges match purebpe",
+    ): 'ties go to the smallest token ids, and special tokens are counted as text: both HF\'s rules (it passes `semantics="hf"`)',
+    (
+        "rustbpe",
+        "merges match purebpe",
+    ): "ties go to the smallest token ids (raw byte values, then merge order): a semantic choice",
     ("bpeasy", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
     ("fast-bpe-rs", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
     ("ffbpe", "merges match purebpe"): "ties go to the smallest token ids: a semantic choice",
-    ("tiktoken._educational", "merges match purebpe"): "ties go to the pair seen first in the text (max over a dict in insertion order): a semantic choice; special tokens are text to it (it has none)",
-    ("bpetokenizer", "merges match purebpe"): "ties go to the pair seen first in the text (minbpe's max over a dict), and its special tokens are counted as text: semantic choices",
-    ("fast-bpe-rs", "each merge is a most frequent pair"): "on 'aaaaaa' it merges (aa, a), which does not occur in aa aa aa (count 0), instead of (aa, aa) (count 2): a bug",
-    ("fast-bpe-rs", "well-formed"): "its vocab is not a BPE merge sequence: on 'aaaaaa' it makes 'aa', then 'aaa' (the pair (aa, a) does not occur in aa aa aa), then 'aaaaaa', and encodes 'aaaaaa' as [aa, aa, aa]: a bug",
-    ("ffbpe", "well-formed"): "a special token equal to a byte (' ') is refused as a duplicate vocabulary token: a bug for such special tokens",
-    ("tiktoken._educational", "well-formed"): "crashes (max() of an empty sequence) when no pair is left before vocab_size, e.g. on an empty file: educational code, but a crash",
-    ("bpetokenizer", "well-formed"): "an assertion fails when no merge is asked for (and max() of no pairs crashes when the text runs out of pairs)",
-    ("HF tokenizers (BPE + ByteLevel)", "decode = vocab bytes"): "special tokens go through the ByteLevel decoder too: a special token with a character above U+007F in the GPT-2 alphabet (é) decodes as the byte it stands for (0xE9), not as its UTF-8: a bug for such special tokens",
+    (
+        "tiktoken._educational",
+        "merges match purebpe",
+    ): "ties go to the pair seen first in the text (max over a dict in insertion order): a semantic choice; special tokens are text to it (it has none)",
+    (
+        "bpetokenizer",
+        "merges match purebpe",
+    ): "ties go to the pair seen first in the text (minbpe's max over a dict), and its special tokens are counted as text: semantic choices",
+    (
+        "fast-bpe-rs",
+        "each merge is a most frequent pair",
+    ): "on 'aaaaaa' it merges (aa, a), which does not occur in aa aa aa (count 0), instead of (aa, aa) (count 2): a bug",
+    (
+        "fast-bpe-rs",
+        "well-formed",
+    ): "its vocab is not a BPE merge sequence: on 'aaaaaa' it makes 'aa', then 'aaa' (the pair (aa, a) does not occur in aa aa aa), then 'aaaaaa', and encodes 'aaaaaa' as [aa, aa, aa]: a bug",
+    (
+        "ffbpe",
+        "well-formed",
+    ): "a special token equal to a byte (' ') is refused as a duplicate vocabulary token: a bug for such special tokens",
+    (
+        "tiktoken._educational",
+        "well-formed",
+    ): "crashes (max() of an empty sequence) when no pair is left before vocab_size, e.g. on an empty file: educational code, but a crash",
+    (
+        "bpetokenizer",
+        "well-formed",
+    ): "an assertion fails when no merge is asked for (and max() of no pairs crashes when the text runs out of pairs)",
+    (
+        "HF tokenizers (BPE + ByteLevel)",
+        "decode = vocab bytes",
+    ): "special tokens go through the ByteLevel decoder too: a special token with a character above U+007F in the GPT-2 alphabet (é) decodes as the byte it stands for (0xE9), not as its UTF-8: a bug for such special tokens",
 }
-NOTES[("tiktoken._educational, trained as far as it goes", "merges match purebpe")] = NOTES[("tiktoken._educational", "merges match purebpe")]
-NOTES[("ffbpe, special tokens cut out first", "merges match purebpe")] = NOTES[("ffbpe", "merges match purebpe")]
-NOTES[("bpetokenizer, trained as far as it goes", "merges match purebpe")] = NOTES[("bpetokenizer", "merges match purebpe")]
+NOTES[("tiktoken._educational, trained as far as it goes", "merges match purebpe")] = NOTES[
+    ("tiktoken._educational", "merges match purebpe")
+]
+NOTES[("ffbpe, special tokens cut out first", "merges match purebpe")] = NOTES[
+    ("ffbpe", "merges match purebpe")
+]
+NOTES[("bpetokenizer, trained as far as it goes", "merges match purebpe")] = NOTES[
+    ("bpetokenizer", "merges match purebpe")
+]
 
 
 def their_pair(outcome: Outcome) -> Optional[Tuple[bytes, bytes]]:
     """The implementation's merge that the diagnosis names, if any."""
-    found = re.search(r"(?:yours: +|merge \d+ )(\(b.*?\))(?: \(count| is one too many| has count)", outcome.report())
+    found = re.search(
+        r"(?:yours: +|merge \d+ )(\(b.*?\))(?: \(count| is one too many| has count)", outcome.report()
+    )
     if found is None:
         return None
     try:
@@ -113,7 +170,12 @@ def verdict(outcome: Outcome, passes_hf: bool, failed: Sequence[str] = ()) -> st
         return "**bug** (crash or hang)"
     if outcome.name in ("deterministic", "deterministic across processes"):
         return "**bug** (not deterministic)"
-    if outcome.name in ("well-formed", "vocab size", "merges use earlier tokens", "each merge is a most frequent pair"):
+    if outcome.name in (
+        "well-formed",
+        "vocab size",
+        "merges use earlier tokens",
+        "each merge is a most frequent pair",
+    ):
         return "**bug**"
     return "difference"
 
@@ -132,7 +194,9 @@ def cell(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def run_all(kind: str, rows: Sequence[Tuple[Any, ...]]) -> List[Tuple[str, str, Optional[List[Outcome]], float]]:
+def run_all(
+    kind: str, rows: Sequence[Tuple[Any, ...]]
+) -> List[Tuple[str, str, Optional[List[Outcome]], float]]:
     results = []
     for row in rows:
         name, module, package, attribute = row[:4]
@@ -141,12 +205,22 @@ def run_all(kind: str, rows: Sequence[Tuple[Any, ...]]) -> List[Tuple[str, str, 
         start = time.perf_counter()
         outcomes = None if fn is None else conformance(kind, fn, semantics=semantics)
         results.append((name, semantics, outcomes, time.perf_counter() - start))
-        print(f"{name} ({semantics}): {'not installed' if outcomes is None else sum(o.passed for o in outcomes)} passed", flush=True)
+        print(
+            f"{name} ({semantics}): {'not installed' if outcomes is None else sum(o.passed for o in outcomes)} passed",
+            flush=True,
+        )
     return results
 
 
-def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], encoders: List[Tuple[str, str, Optional[List[Outcome]], float]]) -> str:
-    hf_passes = {name for name, semantics, outcomes, _ in trainers if semantics == "hf" and outcomes and all(o.passed for o in outcomes)}
+def render(
+    trainers: List[Tuple[str, str, Optional[List[Outcome]], float]],
+    encoders: List[Tuple[str, str, Optional[List[Outcome]], float]],
+) -> str:
+    hf_passes = {
+        name
+        for name, semantics, outcomes, _ in trainers
+        if semantics == "hf" and outcomes and all(o.passed for o in outcomes)
+    }
     lines = [
         "# Conformance report: every BPE implementation installable here",
         "",
@@ -166,7 +240,9 @@ def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], enco
             lines.append(f"| {name} | {semantics} | not installed | |")
             continue
         failed = [o.name for o in outcomes if not o.passed]
-        lines.append(f"| {name} | {semantics} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |")
+        lines.append(
+            f"| {name} | {semantics} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |"
+        )
     lines += ["", "### In short", ""]
     for name, semantics, outcomes, _ in trainers:
         if not outcomes:
@@ -179,7 +255,9 @@ def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], enco
             summary = "passes every property"
         elif bugs:
             reasons = sorted({o.counterexample.reason if o.counterexample else o.error for o in bugs})
-            summary = f"**{len(bugs)} properties fail by bugs**: " + "; ".join(f"`{cell(r, 100)}`" for r in reasons[:3])
+            summary = f"**{len(bugs)} properties fail by bugs**: " + "; ".join(
+                f"`{cell(r, 100)}`" for r in reasons[:3]
+            )
         else:
             summary = "differs only by semantic choices: " + ", ".join(sorted(labels))
         lines.append(f"* **{name}** ({semantics}): {summary}.")
@@ -191,7 +269,9 @@ def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], enco
                 continue
             note = NOTES.get((name, outcome.name), "")
             label = verdict(outcome, name in hf_passes and semantics == "cs336", failed)
-            lines.append(f"**{name}** ({semantics}), *{outcome.name}* -- {label}{': ' + note if note else ''}")
+            lines.append(
+                f"**{name}** ({semantics}), *{outcome.name}* -- {label}{': ' + note if note else ''}"
+            )
             lines += ["", "```text", outcome.report(), "```", ""]
     lines += [
         "## Encoders (`check_tokenizer`)",
@@ -207,13 +287,22 @@ def render(trainers: List[Tuple[str, str, Optional[List[Outcome]], float]], enco
             lines.append(f"| {name} | not installed | |")
             continue
         failed = [o.name for o in outcomes if not o.passed]
-        lines.append(f"| {name} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |")
+        lines.append(
+            f"| {name} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |"
+        )
     lines += [""]
     for name, _, outcomes, _ in encoders:
         for outcome in outcomes or []:
             if not outcome.passed:
                 note = NOTES.get((name, outcome.name), "")
-                lines += [f"**{name}**, *{outcome.name}*{' -- ' + note if note else ''}", "", "```text", outcome.report(), "```", ""]
+                lines += [
+                    f"**{name}**, *{outcome.name}*{' -- ' + note if note else ''}",
+                    "",
+                    "```text",
+                    outcome.report(),
+                    "```",
+                    "",
+                ]
     return "\n".join(lines) + "\n"
 
 
@@ -222,7 +311,6 @@ def gpt2_agreement(corpora: Path) -> List[str]:
     ``corpora``) in purebpe, tiktoken and ``tokenizers``; the lines of the report."""
     import shutil
     import tempfile
-
     from pydoc_data.topics import topics
 
     import purebpe
@@ -287,7 +375,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     trainers = run_all("trainer", TRAINERS)
     encoders = run_all("tokenizer", ENCODERS)
-    page = render(trainers, encoders) + "\n".join(["", "## GPT-2's encoding", ""] + gpt2_agreement(Path(args.corpora))) + "\n"
+    page = (
+        render(trainers, encoders)
+        + "\n".join(["", "## GPT-2's encoding", ""] + gpt2_agreement(Path(args.corpora)))
+        + "\n"
+    )
     Path(args.output).write_text(page, encoding="utf-8")
     print(f"wrote {args.output}")
     return 0

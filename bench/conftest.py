@@ -1,4 +1,5 @@
 """Shared inputs for the pytest-benchmark suites (``pytest bench --benchmark-only``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,7 +23,9 @@ def pydoc_file(tmp_path_factory: pytest.TempPathFactory, pydoc_texts: List[str])
     return path
 
 
-def time_training(benchmark: Any, counts: "purebpe.WordCounts", vocab: int, variant: str) -> "purebpe.BPEModel":
+def time_training(
+    benchmark: Any, counts: "purebpe.WordCounts", vocab: int, variant: str
+) -> "purebpe.BPEModel":
     """Benchmark the merge phase of one variant on counted words; returns the model."""
     model: purebpe.BPEModel = benchmark.pedantic(
         purebpe.train_from_counts,

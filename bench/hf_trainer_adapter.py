@@ -15,6 +15,7 @@ to ``(vocab, merges)`` of bytes through GPT-2's byte alphabet
 CPython only (``tokenizers`` has no PyPy wheels). What the suite finds, and why, is in
 ``docs/conformance.md``.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,11 @@ Merges = List[Tuple[bytes, bytes]]
 
 
 def hf_trainer(
-    vocab_size: int, special_tokens: Sequence[str] = (), *, split: Optional[str] = None, byte_level: bool = True
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    *,
+    split: Optional[str] = None,
+    byte_level: bool = True,
 ) -> Tuple[Any, Any]:
     """A ``tokenizers`` ``BPE`` tokenizer and its ``BpeTrainer`` (the full byte alphabet, no
     progress bar), set up the byte-level way: the ``ByteLevel`` pre-tokenizer (GPT-2's
@@ -42,10 +47,12 @@ def hf_trainer(
 
     tokenizer = Tokenizer(models.BPE())
     if split is not None:
-        tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(split), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ])
+        tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(split), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
     elif byte_level:
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     trainer = trainers.BpeTrainer(

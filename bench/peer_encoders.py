@@ -7,6 +7,7 @@ get one that encodes the joined text (correct, not streaming). :func:`gpt2_tikto
 :func:`gpt2_hf` build the peers' GPT-2 tokenizers offline from its ``vocab.json`` and
 ``merges.txt``, for the benchmarks. CPython only.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,6 @@ from typing import Any, Dict, Iterable, Iterator, List, Tuple, Union
 
 from purebpe.bytemap import decode_token, encode_token
 from purebpe.pretokenize import GPT2_PATTERN
-
-
 
 EOT = "<|endoftext|>"
 PathLike = Union[str, "os.PathLike[str]"]
@@ -29,7 +28,9 @@ def gpt2_tiktoken(vocab_json: PathLike) -> Any:
 
     with open(vocab_json, encoding="utf-8") as stream:
         ranks = {decode_token(key): tid for key, tid in json.load(stream).items() if key != EOT}
-    return tiktoken.Encoding("gpt2-files", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={EOT: 50256})
+    return tiktoken.Encoding(
+        "gpt2-files", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={EOT: 50256}
+    )
 
 
 def gpt2_hf(vocab_json: PathLike, merges_txt: PathLike) -> Any:
@@ -57,7 +58,9 @@ class _Joined:
 class TiktokenEncoder(_Joined):
     """``tiktoken.Encoding`` from the vocab as ranks (purebpe's ids are merge ranks)."""
 
-    def __init__(self, vocab: Dict[int, bytes], merges: List[Tuple[bytes, bytes]], special_tokens: List[str]) -> None:
+    def __init__(
+        self, vocab: Dict[int, bytes], merges: List[Tuple[bytes, bytes]], special_tokens: List[str]
+    ) -> None:
         import tiktoken
 
         first_special = len(vocab) - len(special_tokens)  # purebpe's layout: specials last
@@ -80,7 +83,9 @@ class HFEncoder(_Joined):
     """A ``tokenizers`` ``BPE`` model with the ``ByteLevel`` pre-tokenizer and decoder,
     built from the vocab and merges; special tokens added as special tokens."""
 
-    def __init__(self, vocab: Dict[int, bytes], merges: List[Tuple[bytes, bytes]], special_tokens: List[str]) -> None:
+    def __init__(
+        self, vocab: Dict[int, bytes], merges: List[Tuple[bytes, bytes]], special_tokens: List[str]
+    ) -> None:
         from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
         first_special = len(vocab) - len(special_tokens)  # purebpe's layout: specials last

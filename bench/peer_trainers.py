@@ -10,6 +10,7 @@ merging, not the adapter's choice. ``bench/conformance_report.py`` runs the suit
 Libraries that return only a vocab of ranks (``{token_bytes: rank}``, tiktoken's form)
 get their merges recovered by :func:`merges_from_ranks`. CPython only.
 """
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,9 @@ def merges_from_ranks(ranks: Dict[bytes, int]) -> Merges:
         parts = [bytes([b]) for b in token]
         while len(parts) > 2:
             candidates = [
-                (ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if ranks.get(a + b, rank) < rank
+                (ranks[a + b], i)
+                for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                if ranks.get(a + b, rank) < rank
             ]
             if not candidates:
                 break
@@ -64,21 +67,29 @@ def with_specials(ranks: Dict[bytes, int], special_tokens: Sequence[str]) -> Tup
     return dict(enumerate(tokens)), merges_from_ranks(ranks)
 
 
-def rustbpe_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def rustbpe_train_bpe(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """``rustbpe`` (nanochat's trainer): no special tokens; cut on them first."""
     import rustbpe
 
     tokenizer = rustbpe.Tokenizer()
-    tokenizer.train_from_iterator(iter(pieces(input_path, special_tokens)), vocab_size - len(special_tokens), pattern=GPT2_PATTERN)
+    tokenizer.train_from_iterator(
+        iter(pieces(input_path, special_tokens)), vocab_size - len(special_tokens), pattern=GPT2_PATTERN
+    )
     return with_specials(dict(tokenizer.get_mergeable_ranks()), special_tokens)
 
 
-def bpeasy_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def bpeasy_train_bpe(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """``bpeasy``: no special tokens; cut on them first. ``max_token_length`` is required:
     1000 bytes, more than any case holds."""
     import bpeasy
 
-    ranks = bpeasy.train_bpe(iter(pieces(input_path, special_tokens)), GPT2_PATTERN, 1000, vocab_size - len(special_tokens))
+    ranks = bpeasy.train_bpe(
+        iter(pieces(input_path, special_tokens)), GPT2_PATTERN, 1000, vocab_size - len(special_tokens)
+    )
     return with_specials(dict(ranks), special_tokens)
 
 
@@ -94,7 +105,9 @@ def tiktoken_educational_train_bpe(
     return with_specials(dict(ranks), special_tokens)
 
 
-def ffbpe_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def ffbpe_train_bpe(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """``ffbpe.train_bpe`` with its special tokens, fed the file's text as one record."""
     import tempfile
 
@@ -105,12 +118,20 @@ def ffbpe_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Seque
         path = os.path.join(directory, "merges.txt")
         model.save_merges_txt(path)
         with open(path, encoding="utf-8") as stream:
-            lines = [line.split(" => ")[0] for line in stream.read().splitlines() if line and not line.startswith("#")]
-    merges = [(decode_token(left), decode_token(right)) for left, right in (line.split(" ") for line in lines)]
+            lines = [
+                line.split(" => ")[0]
+                for line in stream.read().splitlines()
+                if line and not line.startswith("#")
+            ]
+    merges = [
+        (decode_token(left), decode_token(right)) for left, right in (line.split(" ") for line in lines)
+    ]
     return {tid: token for token, tid in model.vocab.items()}, merges
 
 
-def fast_bpe_rs_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def fast_bpe_rs_train_bpe(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """``fast_bpe_rs.BPE``: no special tokens (cut on them first); its vocab is read back by
     decoding each id, its merges recovered from that order."""
     import fast_bpe_rs
@@ -130,29 +151,39 @@ def fast_bpe_rs_train_bpe(input_path: PathLike, vocab_size: int, special_tokens:
     return with_specials(ranks, special_tokens)
 
 
-def bpetokenizer_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def bpetokenizer_train_bpe(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """``bpetokenizer.BPETokenizer`` (minbpe's design) with the GPT-2 pattern and its special
     tokens (given ids after the vocab)."""
     from bpetokenizer import BPETokenizer
 
     size = vocab_size - len(special_tokens)
-    tokenizer = BPETokenizer(pattern=GPT2_PATTERN, special_tokens={s: size + i for i, s in enumerate(special_tokens)})
+    tokenizer = BPETokenizer(
+        pattern=GPT2_PATTERN, special_tokens={s: size + i for i, s in enumerate(special_tokens)}
+    )
     tokenizer.train(read(input_path), size)
     vocab = {tid: bytes(token) for tid, token in tokenizer.vocab.items()}
-    merges = [(vocab[a], vocab[b]) for (a, b), _ in sorted(tokenizer.merges.items(), key=lambda item: item[1])]
+    merges = [
+        (vocab[a], vocab[b]) for (a, b), _ in sorted(tokenizer.merges.items(), key=lambda item: item[1])
+    ]
     for i, special in enumerate(special_tokens):
         vocab[size + i] = special.encode("utf-8")
     return vocab, merges
 
 
-def purebpe_train_bpe(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def purebpe_train_bpe(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """purebpe itself (``variant="auto"``), the control."""
     import purebpe
 
     return purebpe.train_bpe(str(input_path), vocab_size, special_tokens)
 
 
-def guarded(train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]]) -> Callable[..., Tuple[Vocab, Merges]]:
+def guarded(
+    train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]],
+) -> Callable[..., Tuple[Vocab, Merges]]:
     """``train_bpe`` with the trivial cases answered by the adapter (no merge asked for, or an
     empty file: the bytes and the special tokens), for libraries that crash on them, so
     that the report shows what else the suite finds (with the workarounds below for
@@ -167,7 +198,7 @@ def guarded(train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Mer
 
 
 def as_far_as_it_goes(
-    train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]]
+    train_bpe: Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]],
 ) -> Callable[[PathLike, int, Sequence[str]], Tuple[Vocab, Merges]]:
     """For trainers that crash (``max()`` of no pairs) when no pair is left before
     ``vocab_size``: ask for one token fewer until they do not -- the vocab they would have
@@ -184,7 +215,9 @@ def as_far_as_it_goes(
     return train
 
 
-def _ffbpe_without_specials(input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]) -> Tuple[Vocab, Merges]:
+def _ffbpe_without_specials(
+    input_path: PathLike, vocab_size: int, special_tokens: Sequence[str]
+) -> Tuple[Vocab, Merges]:
     """ffbpe refuses a special token that equals a byte: cut the text on the special tokens
     here instead, train without them, and append them to the vocab."""
     import ffbpe

@@ -11,6 +11,7 @@ without it the page is written with the tables alone. With no results recorded y
 page says so. The output depends only on the results file, so rerunning it changes
 nothing unless the results did.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -88,7 +89,9 @@ def plot_choice(entry: Mapping[str, Any]) -> Tuple[str, Optional[str]]:
     label = spec.get("label", columns[0])
     if "value" in spec:
         return label, spec["value"]
-    numeric = [c for c in columns if c != label and any(as_number(r.get(c)) is not None for r in entry["rows"])]
+    numeric = [
+        c for c in columns if c != label and any(as_number(r.get(c)) is not None for r in entry["rows"])
+    ]
     ratios = [c for c in numeric if "ratio" in c.lower() or "speedup" in c.lower()]
     chosen = ratios[-1] if ratios else (numeric[-1] if numeric else None)
     return label, chosen
@@ -103,17 +106,21 @@ def row_labels(entry: Mapping[str, Any], label_column: str) -> List[str]:
     if not repeated:
         return labels
     text_columns = [
-        c for c in entry["columns"]
+        c
+        for c in entry["columns"]
         if c != label_column and all(as_number(row.get(c)) is None for row in rows)
     ]
     return [
         label + " (" + ", ".join(str(row[c]) for c in text_columns if row.get(c)) + ")"
-        if label in repeated else label
+        if label in repeated
+        else label
         for label, row in zip(labels, rows)
     ]
 
 
-def series(runs: Mapping[str, Mapping[str, Any]]) -> Tuple[List[str], Dict[str, Dict[str, float]], str, bool, str]:
+def series(
+    runs: Mapping[str, Mapping[str, Any]],
+) -> Tuple[List[str], Dict[str, Dict[str, float]], str, bool, str]:
     """Row labels, ``{interpreter: {label: value}}``, the value's name, whether it is a
     ratio, and the label column's name."""
     labels: List[str] = []

@@ -19,6 +19,7 @@ size, ``scale_*``) and two log-log plots, time and peak memory against corpus si
 ``docs/img``. A row whose CPU time is well below its wall time on one thread ran on a busy
 machine: compare such rows with care.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,12 +61,35 @@ def sizes(args: argparse.Namespace) -> List[Table]:
     tables = []
     for label in labels:
         path, vocab, _ = SIZES[label]
-        argv = ["--corpus", str(path), "--vocab", str(vocab), "--variants", "auto", "--processes", "1,2",
-                "--bpeasy", "--timeout", str(args.timeout), "--python", args.python, "--pypy", args.pypy or "none",
-                "--rounds", str(args.rounds)] + (["--quick"] if args.quick else [])
+        argv = [
+            "--corpus",
+            str(path),
+            "--vocab",
+            str(vocab),
+            "--variants",
+            "auto",
+            "--processes",
+            "1,2",
+            "--bpeasy",
+            "--timeout",
+            str(args.timeout),
+            "--python",
+            args.python,
+            "--pypy",
+            args.pypy or "none",
+            "--rounds",
+            str(args.rounds),
+        ] + (["--quick"] if args.quick else [])
         table = compare_peers.compare(compare_peers.script.parse(argv))[0]
-        tables.append(Table(table.rows, suffix=f"_{label}", interpreter="all", notes=table.notes,
-                            title=f"Scaling: {path.name} ({label}) to {vocab} tokens, GPT-2 pattern"))
+        tables.append(
+            Table(
+                table.rows,
+                suffix=f"_{label}",
+                interpreter="all",
+                notes=table.notes,
+                title=f"Scaling: {path.name} ({label}) to {vocab} tokens, GPT-2 pattern",
+            )
+        )
     if args.record:
         plot({label: table.rows for label, table in zip(labels, tables)})
     return tables
@@ -78,7 +102,10 @@ def plot(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for column, name, ylabel in (("total s", "time", "wall seconds"), ("peak RSS MB", "memory", "peak RSS, MB")):
+    for column, name, ylabel in (
+        ("total s", "time", "wall seconds"),
+        ("peak RSS MB", "memory", "peak RSS, MB"),
+    ):
         series: Dict[str, List[Tuple[float, float]]] = {}
         for label, rows in results.items():
             for row in rows:
@@ -86,7 +113,9 @@ def plot(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
                     value = float(row[column])
                 except (KeyError, ValueError):
                     continue  # a skipped contender: no point
-                series.setdefault(f"{row['contender']} ({row['interpreter']})", []).append((SIZES[label][2], value))
+                series.setdefault(f"{row['contender']} ({row['interpreter']})", []).append(
+                    (SIZES[label][2], value)
+                )
         figure, axes = plt.subplots(figsize=(8, 5))
         for contender, points in sorted(series.items()):
             xs, ys = zip(*sorted(points))

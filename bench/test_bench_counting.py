@@ -1,8 +1,9 @@
 """pytest-benchmark: word counting (pre-tokenization included) on the pydoc corpus.
 
-    pytest bench/test_bench_counting.py --benchmark-only                       # CPython
-    PYTHONPATH=. pypy3 -m pytest bench/test_bench_counting.py --benchmark-only  # PyPy
+pytest bench/test_bench_counting.py --benchmark-only                       # CPython
+PYTHONPATH=. pypy3 -m pytest bench/test_bench_counting.py --benchmark-only  # PyPy
 """
+
 from __future__ import annotations
 
 from pathlib import Path

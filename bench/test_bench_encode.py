@@ -6,6 +6,7 @@
 The peers (tiktoken, HF tokenizers) run on the same exported vocab where installed; the
 side-by-side table with ratios is ``python -m bench.bench_encode``.
 """
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ For the GPT-2 vocab and real corpora, and a Markdown table of ratios, run
 ``python -m bench.bench_gpu_decode``. CuPy cases run when CuPy sees a GPU, and are skipped with
 the reason otherwise.
 """
+
 from __future__ import annotations
 
 import itertools

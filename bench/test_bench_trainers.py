@@ -9,6 +9,7 @@ included). The vocabulary is 2000 (1743 merges), except for ``naive``, which rec
 pair after every merge and gets 400. Peers and the larger corpora are in
 ``python -m bench.compare_peers``.
 """
+
 from __future__ import annotations
 
 from typing import Any, List

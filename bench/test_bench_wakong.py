@@ -6,6 +6,7 @@
 Each round draws 1,000 schemes of one length. The ``wakong`` package's rows run only where
 it is installed (CPython >= 3.10); ``python -m bench.bench_wakong`` prints the comparison table.
 """
+
 from __future__ import annotations
 
 from random import Random

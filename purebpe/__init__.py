@@ -9,6 +9,7 @@ Train::
 Every trainer variant in :data:`VARIANTS` gives identical results; ``variant="auto"``
 picks the fastest on the running interpreter.
 """
+
 from __future__ import annotations
 
 from .cluster import RayExecutor, ray_executor

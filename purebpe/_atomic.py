@@ -25,6 +25,7 @@ directory only if nobody holds its lock and either it is older than
 that no longer runs (a SIGKILL). A live run in another container or on another host
 therefore never loses its temporary: it holds the lock, or its file is young.
 """
+
 from __future__ import annotations
 
 import errno

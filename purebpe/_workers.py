@@ -8,6 +8,7 @@ through ``ctypes``) and, on every system, runs a watchdog thread that ends it wi
 Ctrl-C: the parent handles it and stops them (:func:`stop_workers`), by the pids they
 reported when they started (a pool's own list of its processes is private).
 """
+
 from __future__ import annotations
 
 import ctypes

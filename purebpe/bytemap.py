@@ -4,6 +4,7 @@ GPT-2 files store each byte as a printable character so that vocab and merges ar
 JSON/text: the 188 printable Latin-1 bytes map to themselves, the other 68 to U+0100 and up
 (byte 0x20, the space, becomes ``Ġ``; 0xF0 becomes ``ð``).
 """
+
 from __future__ import annotations
 
 from typing import Dict, List

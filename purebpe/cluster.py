@@ -13,6 +13,7 @@ the count fails.
 
 Ray is imported only when an executor is made: it is an optional dependency (CPython only).
 """
+
 from __future__ import annotations
 
 from concurrent.futures import Executor, Future
@@ -64,9 +65,7 @@ def _settle(future: Future[T], ray_future: Future[T]) -> None:
     future.set_exception(cause if isinstance(cause, Exception) else exc)
 
 
-def ray_executor(
-    address: Optional[str] = None, *, max_retries: int = 3, **init_options: Any
-) -> RayExecutor:
+def ray_executor(address: Optional[str] = None, *, max_retries: int = 3, **init_options: Any) -> RayExecutor:
     """An executor counting on Ray: the cluster at ``address``, or a local Ray.
 
     If Ray is already initialized it is used as it is; else ``ray.init(address,

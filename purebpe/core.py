@@ -23,6 +23,7 @@ room for, so stopping early costs nothing and every variant can be compared step
 Pairs are packed into one int, ``left << PAIR_SHIFT | right``, because dicts keyed by small
 ints are what PyPy's JIT handles best (no tuple allocation per lookup).
 """
+
 from __future__ import annotations
 
 import heapq

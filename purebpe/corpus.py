@@ -4,6 +4,7 @@ It ships with every CPython and PyPy, so ``purebpe train`` works out of the box 
 tests have real English prose everywhere. The text differs slightly between Python
 versions; tests that need fixed results generate their own corpora.
 """
+
 from __future__ import annotations
 
 from typing import List

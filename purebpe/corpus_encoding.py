@@ -7,6 +7,7 @@ arrays and are handed on in the order the batches were sent, so the output is th
 byte for byte, for any number of processes. A text file is one document, read in pieces cut
 where cutting cannot change the ids. ``separator`` (an id) follows every document.
 """
+
 from __future__ import annotations
 
 from array import array
@@ -35,7 +36,9 @@ EncodeJob = Tuple[List[Tuple[str, bool]], bool]
 _worker: List[object] = []
 
 
-def _init_worker(tokenizer: Tokenizer, allowed: AllowedSpecial, separator: Optional[int], typecode: str) -> None:
+def _init_worker(
+    tokenizer: Tokenizer, allowed: AllowedSpecial, separator: Optional[int], typecode: str
+) -> None:
     _worker[:] = [tokenizer, allowed, separator, typecode]
 
 

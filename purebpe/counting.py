@@ -10,6 +10,7 @@ bytes and needs no shared file system).
 
 Counts are Python ints: they never overflow.
 """
+
 from __future__ import annotations
 
 import io
@@ -40,8 +41,21 @@ from .errors import PureBPEError, check_int, check_iterable_of_texts
 from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
 from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
-from .readers import ERRORS, Part, ReadOptions, Source, capped, check_unchanged, checked_stream
-from .readers import documents, expand, open_source, open_stream, read_options, sources
+from .readers import (
+    ERRORS,
+    Part,
+    ReadOptions,
+    Source,
+    capped,
+    check_unchanged,
+    checked_stream,
+    documents,
+    expand,
+    open_source,
+    open_stream,
+    read_options,
+    sources,
+)
 from .readers.inputs import Signature
 from .readers.jsonl import line_blocks, line_ranges, records
 from .readers.parquet import row_groups as parquet_row_groups
@@ -202,7 +216,9 @@ def count_lines(job: LinesJob) -> Tuple[Dict[bytes, int], int]:
     return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
 
 
-def _count_texts(texts: Iterable[str], special_tokens: Tuple[str, ...], pretokenizer: Pretokenizer) -> Dict[bytes, int]:
+def _count_texts(
+    texts: Iterable[str], special_tokens: Tuple[str, ...], pretokenizer: Pretokenizer
+) -> Dict[bytes, int]:
     """The words of texts each counted on its own (no word spans two)."""
     counter = word_counter(pretokenizer)
     pattern = _cached_special_pattern(special_tokens)
@@ -429,7 +445,10 @@ def count(
                 yield from text_jobs(read_here(known))
             else:
                 for chunk, offset, line in read_chunks(data, cutter, chunk_bytes):
-                    yield Job(chunk, known.name, offset, line, specials, pretokenizer, text_errors), len(chunk)
+                    yield (
+                        Job(chunk, known.name, offset, line, specials, pretokenizer, text_errors),
+                        len(chunk),
+                    )
             if known.signature is not None:
                 check_unchanged(known, raw.fileno())
 
@@ -452,10 +471,16 @@ def count(
             # End the range at the piece end nearest its size, unless the file's end is
             # nearer: no range of a few bytes at the end.
             if size >= range_bytes - piece_bytes // 2 and left > piece_bytes // 2:
-                yield RangeJob(path, ranges, specials, pretokenizer, text_errors, directory, source.signature), size
+                yield (
+                    RangeJob(path, ranges, specials, pretokenizer, text_errors, directory, source.signature),
+                    size,
+                )
                 ranges, size = [], 0
         if ranges:
-            yield RangeJob(path, ranges, specials, pretokenizer, text_errors, directory, source.signature), size
+            yield (
+                RangeJob(path, ranges, specials, pretokenizer, text_errors, directory, source.signature),
+                size,
+            )
 
     def part_jobs(source: Source, directory: Optional[str]) -> Iterator[Tuple[AnyJob, int]]:
         def job(part: Part) -> PartJob:
@@ -666,4 +691,3 @@ def _job_result(future: "Future[Tuple[JobResult, int]]") -> Tuple[JobResult, int
         raise PureBPEError(
             f"a counting job failed on its worker ({type(exc).__name__}: {last_line})"
         ) from exc
-

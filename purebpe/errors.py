@@ -1,4 +1,5 @@
 """The errors purebpe raises on bad input: one clear line saying what is wrong and where."""
+
 from __future__ import annotations
 
 from typing import Optional

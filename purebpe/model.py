@@ -1,4 +1,5 @@
 """The result of training: a vocabulary, the merges that built it, and the special tokens."""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@
 merging); ``progress="jsonl"`` writes one JSON object per line to stderr at most every
 ``JSONL_INTERVAL`` seconds (and at the end), for runs without a terminal; ``False`` is silent.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,7 +71,7 @@ class _JsonLines:
 def end_early(bar: Bar, done: int) -> None:
     """Make a bar whose work stopped short of its total end at ``done`` (before ``close``)."""
     if getattr(bar, "total", None) is not None:
-        setattr(bar, "total", done)
+        bar.total = done
         refresh = getattr(bar, "refresh", None)
         if refresh is not None:
             refresh()

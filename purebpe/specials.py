@@ -8,6 +8,7 @@ alternation is ordered longest first, and ``re`` takes the first alternative tha
 When encoding, which special tokens a call treats as special and which it refuses is
 tiktoken's ``allowed_special`` / ``disallowed_special`` policy: :class:`SpecialPolicy`.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,9 +20,7 @@ from .errors import PureBPEError
 def check_special_tokens(special_tokens: Iterable[str]) -> Tuple[str, ...]:
     """Return the special tokens as a tuple, refusing empty, non-string or duplicate ones."""
     if isinstance(special_tokens, str):
-        raise PureBPEError(
-            f"special_tokens must be a list of strings, not the string {special_tokens!r}"
-        )
+        raise PureBPEError(f"special_tokens must be a list of strings, not the string {special_tokens!r}")
     tokens = tuple(special_tokens)
     seen = set()
     for token in tokens:
@@ -157,9 +156,7 @@ class SpecialPolicy:
         forbidden = frozenset(disallowed_special)
         unknown = sorted(forbidden - set(self.special_tokens))
         if unknown:
-            raise PureBPEError(
-                f"disallowed_special names {unknown[0]!r}, which is not a special token"
-            )
+            raise PureBPEError(f"disallowed_special names {unknown[0]!r}, which is not a special token")
         both = sorted(forbidden & allowed)
         if both:
             raise PureBPEError(f"{both[0]!r} is both allowed and disallowed")
@@ -185,9 +182,7 @@ class SpecialPolicy:
         return pattern, forbidden
 
 
-def refuse_disallowed(
-    text: str, forbidden: Optional[Forbidden], where: str, start: int = 0
-) -> None:
+def refuse_disallowed(text: str, forbidden: Optional[Forbidden], where: str, start: int = 0) -> None:
     """Raise if ``text`` (from index ``start`` of ``where`` on) holds a forbidden token."""
     if forbidden is None:
         return

@@ -27,6 +27,7 @@ Stage-2 words are long (whole runs of words), which is where the trainers' cost 
 ``variant="positional"`` works on a flat array of the text's positions, its cost not
 depending on word length, and is what ``variant="auto"`` gives stage 2 here.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import Executor
@@ -82,9 +83,15 @@ def train_superbpe(
     ``positional`` when ``variant`` is ``"auto"``, else the variant named.
     """
     options = TrainingOptions(
-        vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
-        pretokenizer=pretokenizer, processes=processes, executor=executor,
-        min_frequency=min_frequency, errors=errors, progress=progress,
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        variant=variant,
+        pretokenizer=pretokenizer,
+        processes=processes,
+        executor=executor,
+        min_frequency=min_frequency,
+        errors=errors,
+        progress=progress,
     )
     merges = vocab_size - 256 - len(options.special_tokens)
     if not 0 <= transition <= merges:
@@ -115,11 +122,21 @@ def extend_superbpe(
     The reference's ``extend_existing_tokenizer``: ``initial``'s merges stay, in order,
     with their ids, and its special tokens are kept.
     """
-    return _extend(files, TrainingOptions(
-        vocab_size=vocab_size, special_tokens=initial.special_tokens, variant=variant,
-        pretokenizer=STAGE2_PRETOKENIZER, processes=processes, executor=executor,
-        min_frequency=min_frequency, initial=initial, errors=errors, progress=progress,
-    ))
+    return _extend(
+        files,
+        TrainingOptions(
+            vocab_size=vocab_size,
+            special_tokens=initial.special_tokens,
+            variant=variant,
+            pretokenizer=STAGE2_PRETOKENIZER,
+            processes=processes,
+            executor=executor,
+            min_frequency=min_frequency,
+            initial=initial,
+            errors=errors,
+            progress=progress,
+        ),
+    )
 
 
 def _extend(files: Files, options: TrainingOptions) -> BPEModel:
@@ -147,11 +164,18 @@ def superwords_from_counts(
             f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
             f"not with {counts.pretokenizer!r}"
         )
-    return _stage2(counts, TrainingOptions(
-        vocab_size=vocab_size, special_tokens=counts.special_tokens, variant=variant,
-        pretokenizer=counts.pretokenizer, min_frequency=min_frequency, initial=initial,
-        progress=progress,
-    ))
+    return _stage2(
+        counts,
+        TrainingOptions(
+            vocab_size=vocab_size,
+            special_tokens=counts.special_tokens,
+            variant=variant,
+            pretokenizer=counts.pretokenizer,
+            min_frequency=min_frequency,
+            initial=initial,
+            progress=progress,
+        ),
+    )
 
 
 def _stage2(counts: WordCounts, options: TrainingOptions) -> BPEModel:

@@ -24,6 +24,7 @@ isolation. It is exact for any rank file, though (a token
 may rank below its parts, or be reachable only whole), and building it takes half the
 time of recovering the merges (0.8 s against 1.4 s for o200k on CPython).
 """
+
 from __future__ import annotations
 
 import base64
@@ -90,9 +91,7 @@ ENCODINGS: Dict[str, OfficialEncoding] = {
         },
         "cl100k_base.tiktoken",
     ),
-    "o200k_base": OfficialEncoding(
-        "o200k", {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, "o200k_base.tiktoken"
-    ),
+    "o200k_base": OfficialEncoding("o200k", {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, "o200k_base.tiktoken"),
 }
 
 
@@ -101,9 +100,7 @@ def official_encoding(name: str) -> OfficialEncoding:
     try:
         return ENCODINGS[name]
     except (KeyError, TypeError):
-        raise PureBPEError(
-            f"unknown tiktoken encoding {name!r}; known: {', '.join(ENCODINGS)}"
-        ) from None
+        raise PureBPEError(f"unknown tiktoken encoding {name!r}; known: {', '.join(ENCODINGS)}") from None
 
 
 def read_ranks(path: Union[str, "os.PathLike[str]"], data: Optional[bytes] = None) -> Dict[bytes, int]:

@@ -8,6 +8,7 @@ of ids (``left << 32 | right``) to ``(rank, new_id)``, the table
 :func:`purebpe.core.apply_merges` runs on; ``byte_ids``, the id of each byte's token; the
 vocabulary and the special tokens' ids. Cost: linear in the vocabulary and the merges.
 """
+
 from __future__ import annotations
 
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -156,9 +157,7 @@ def _merge_ranks(
     made: Dict[bytes, int] = {}  # how many merges so far produced each byte string
     for rank, (left, right) in enumerate(merges):
         if left not in ids_of or right not in ids_of:
-            raise PureBPEError(
-                f"merge {rank} ({left!r}, {right!r}) uses a token that is not in the vocab"
-            )
+            raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) uses a token that is not in the vocab")
         merged = left + right
         holders = ids_of.get(merged)
         if holders is None:

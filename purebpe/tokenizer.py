@@ -26,6 +26,7 @@ Token ids come from the vocabulary, so any id layout works (GPT-2's own files, w
 id 0 is ``!``); where a model holds two tokens with the same bytes (possible in
 canonical BPE), the k-th merge making those bytes gets the k-th smallest of their ids.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -586,14 +587,10 @@ class Tokenizer:
         start = [byte_ids[b] for b in data]
         if NO_TOKEN in start:
             missing = data[start.index(NO_TOKEN)]
-            raise PureBPEError(
-                f"the vocab has no token for byte 0x{missing:02x}, which {data!r} needs"
-            )
+            raise PureBPEError(f"the vocab has no token for byte 0x{missing:02x}, which {data!r} needs")
         return list(apply_merges(start, self._ranks))
 
-    def _encode_last_apart(
-        self, text: str, pattern: Optional[Pattern[str]]
-    ) -> Tuple[List[int], List[int]]:
+    def _encode_last_apart(self, text: str, pattern: Optional[Pattern[str]]) -> Tuple[List[int], List[int]]:
         """The ids of ``text`` as ``(stable, last)``: ``last`` are those of its last
         pre-token, widened back over the all-whitespace tokens before it, as tiktoken's
         ``_increase_last_piece_token_len`` (empty when ``text`` ends with a special token)."""
@@ -685,9 +682,7 @@ class Tokenizer:
         """:meth:`decode` of each id sequence (``num_threads`` is accepted and unused)."""
         return [self.decode(ids, errors) for ids in batch]
 
-    def decode_bytes_batch(
-        self, batch: Iterable[Iterable[int]], *, num_threads: int = 1
-    ) -> List[bytes]:
+    def decode_bytes_batch(self, batch: Iterable[Iterable[int]], *, num_threads: int = 1) -> List[bytes]:
         """:meth:`decode_bytes` of each id sequence (``num_threads`` is accepted and unused)."""
         return [self.decode_bytes(ids) for ids in batch]
 

@@ -6,6 +6,7 @@ once and trained many times. ``train_bpe`` is the CS336 assignment's signature. 
 its arguments into one :class:`~purebpe.training_options.TrainingOptions` first, so bad
 arguments fail before any counting.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import Executor
@@ -63,15 +64,29 @@ def train(
     (300, (b's', b's'))
     """
     options = TrainingOptions(
-        vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
-        pretokenizer=pretokenizer, processes=processes, executor=executor,
-        min_frequency=min_frequency, max_token_length=max_token_length, tie_break=tie_break,
-        initial=initial, errors=errors, progress=progress,
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        variant=variant,
+        pretokenizer=pretokenizer,
+        processes=processes,
+        executor=executor,
+        min_frequency=min_frequency,
+        max_token_length=max_token_length,
+        tie_break=tie_break,
+        initial=initial,
+        errors=errors,
+        progress=progress,
     )
     options.check_initial_fits()
     counts = count_with(
-        options, count, files,
-        format=format, text_key=text_key, column=column, max_chars=max_chars, doc_cap=doc_cap,
+        options,
+        count,
+        files,
+        format=format,
+        text_key=text_key,
+        column=column,
+        max_chars=max_chars,
+        doc_cap=doc_cap,
     )
     return merge_counts(counts, options)
 
@@ -101,10 +116,18 @@ def train_from_iterator(
     [b'we', b'ne', b'lo', b'wes']
     """
     options = TrainingOptions(
-        vocab_size=vocab_size, special_tokens=special_tokens, variant=variant,
-        pretokenizer=pretokenizer, processes=processes, executor=executor,
-        min_frequency=min_frequency, max_token_length=max_token_length, tie_break=tie_break,
-        initial=initial, errors=errors, progress=progress,
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        variant=variant,
+        pretokenizer=pretokenizer,
+        processes=processes,
+        executor=executor,
+        min_frequency=min_frequency,
+        max_token_length=max_token_length,
+        tie_break=tie_break,
+        initial=initial,
+        errors=errors,
+        progress=progress,
     )
     options.check_initial_fits()
     counts = count_with(options, count_from_iterator, texts)
@@ -127,9 +150,14 @@ def train_from_counts(
     The special tokens and the pre-tokenizer are the ones the words were counted with.
     """
     options = TrainingOptions(
-        vocab_size=vocab_size, special_tokens=counts.special_tokens, variant=variant,
-        pretokenizer=counts.pretokenizer, min_frequency=min_frequency,
-        max_token_length=max_token_length, tie_break=tie_break, initial=initial,
+        vocab_size=vocab_size,
+        special_tokens=counts.special_tokens,
+        variant=variant,
+        pretokenizer=counts.pretokenizer,
+        min_frequency=min_frequency,
+        max_token_length=max_token_length,
+        tie_break=tie_break,
+        initial=initial,
         progress=progress,
     )
     options.check_initial_fits()

@@ -13,6 +13,7 @@ Traceback (most recent call last):
 ...
 purebpe.errors.PureBPEError: vocab_size 200 is too small: it must hold the 256 byte tokens and 0 special tokens
 """
+
 from __future__ import annotations
 
 from concurrent.futures import Executor

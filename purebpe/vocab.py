@@ -8,6 +8,7 @@ files, and must be text (:func:`special_text`). The tokenizer and every file for
 these; they sit beside :class:`purebpe.BPEModel`, below both. Cost: linear in the
 vocabulary.
 """
+
 from __future__ import annotations
 
 from typing import Dict, Iterable, List, Sequence, Set, Tuple
@@ -81,9 +82,7 @@ def check_model(
     known = set(holders)
     missing = [b for b in range(256) if bytes([b]) not in known]
     if missing:
-        raise PureBPEError(
-            f"no token for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing)"
-        )
+        raise PureBPEError(f"no token for byte 0x{missing[0]:02x} ({len(missing)} of the 256 bytes missing)")
     specials = set(special_ids)
     ordinary = {token for tid, token in vocab.items() if tid not in specials}
     ordinary.update(left + right for left, right in merges)
@@ -106,4 +105,3 @@ def special_text(token: bytes, tid: int) -> str:
         return token.decode("utf-8")
     except UnicodeDecodeError:
         raise PureBPEError(f"token {tid} ({excerpt(token)}) is made by no merge and is not UTF-8") from None
-

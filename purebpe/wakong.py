@@ -54,6 +54,7 @@ fails on one word about 15 % of the time). The budget is capped at ``seq_len // 
 most that always fits (worst case: every span has length 0 and needs its own slot);
 with the default rate the cap never binds, but it keeps rates near 1 from failing.
 """
+
 from __future__ import annotations
 
 import math
@@ -125,31 +126,67 @@ PUBLISHED_CUMULATIVE_WEIGHTS: CumulativeWeights = (
     (0.037924762815237045, 0.19720882177352905, 0.5317052602767944, 0.9999999403953552),
     (0.025423694401979446, 0.13220325112342834, 0.3564402461051941, 0.6703718900680542, 1.0),
     (
-        0.019910676404833794, 0.10353554785251617, 0.279147744178772, 0.5250046253204346,
-        0.783154308795929, 1.0,
-    ),
-    (
-        0.017286695539951324, 0.08989083766937256, 0.24235950410366058, 0.45581549406051636,
-        0.6799442768096924, 0.8682123422622681, 1.0,
-    ),
-    (
-        0.016019955277442932, 0.0833037942647934, 0.22459982335567474, 0.4224141240119934,
-        0.6301190853118896, 0.8045912981033325, 0.9267217516899109, 1.0,
-    ),
-    (
-        0.015426481142640114, 0.08021772652864456, 0.2162792980670929, 0.4067654013633728,
-        0.6067757606506348, 0.7747844457626343, 0.8923904895782471, 0.9629541039466858,
+        0.019910676404833794,
+        0.10353554785251617,
+        0.279147744178772,
+        0.5250046253204346,
+        0.783154308795929,
         1.0,
     ),
     (
-        0.015164319425821304, 0.07885448634624481, 0.21260379254817963, 0.3998526930809021,
-        0.5964640378952026, 0.7616174817085266, 0.8772249221801758, 0.9465893507003784,
-        0.983005702495575, 1.0,
+        0.017286695539951324,
+        0.08989083766937256,
+        0.24235950410366058,
+        0.45581549406051636,
+        0.6799442768096924,
+        0.8682123422622681,
+        1.0,
     ),
     (
-        0.015056849457323551, 0.07829564064741135, 0.21109706163406372, 0.3970189690589905,
-        0.5922368764877319, 0.7562199234962463, 0.871008038520813, 0.939880907535553,
-        0.9760392308235168, 0.992913007736206, 1.0,
+        0.016019955277442932,
+        0.0833037942647934,
+        0.22459982335567474,
+        0.4224141240119934,
+        0.6301190853118896,
+        0.8045912981033325,
+        0.9267217516899109,
+        1.0,
+    ),
+    (
+        0.015426481142640114,
+        0.08021772652864456,
+        0.2162792980670929,
+        0.4067654013633728,
+        0.6067757606506348,
+        0.7747844457626343,
+        0.8923904895782471,
+        0.9629541039466858,
+        1.0,
+    ),
+    (
+        0.015164319425821304,
+        0.07885448634624481,
+        0.21260379254817963,
+        0.3998526930809021,
+        0.5964640378952026,
+        0.7616174817085266,
+        0.8772249221801758,
+        0.9465893507003784,
+        0.983005702495575,
+        1.0,
+    ),
+    (
+        0.015056849457323551,
+        0.07829564064741135,
+        0.21109706163406372,
+        0.3970189690589905,
+        0.5922368764877319,
+        0.7562199234962463,
+        0.871008038520813,
+        0.939880907535553,
+        0.9760392308235168,
+        0.992913007736206,
+        1.0,
     ),
 )
 
@@ -172,9 +209,7 @@ def _check_max_span(max_span: int) -> None:
 
 
 @lru_cache(maxsize=64)
-def cumulative_weights(
-    poisson_rate: float = POISSON_RATE, max_span: int = MAX_SPAN
-) -> CumulativeWeights:
+def cumulative_weights(poisson_rate: float = POISSON_RATE, max_span: int = MAX_SPAN) -> CumulativeWeights:
     """The span-length table: row ``cap - 1`` (cap = 1..max_span) holds the cumulative
     probabilities of lengths ``0..cap`` under Poisson(``poisson_rate``) conditioned on
     ``length <= cap``; each row ends in exactly 1.0.
@@ -221,12 +256,9 @@ class MaskConfig:
         _check_max_span(self.max_span)
         if self.table not in TABLES:
             raise PureBPEError(f"table must be one of {', '.join(TABLES)}, got {self.table!r}")
-        if self.table == "published" and (
-            self.poisson_rate != POISSON_RATE or self.max_span != MAX_SPAN
-        ):
+        if self.table == "published" and (self.poisson_rate != POISSON_RATE or self.max_span != MAX_SPAN):
             raise PureBPEError(
-                f"the published table exists only for Poisson rate {POISSON_RATE} "
-                f"and maximum span {MAX_SPAN}"
+                f"the published table exists only for Poisson rate {POISSON_RATE} and maximum span {MAX_SPAN}"
             )
         # attrs' documented way to set a derived field on a frozen instance.
         object.__setattr__(self, "rows_by_cap", ((),) + self.weights)
@@ -367,14 +399,10 @@ def mask_scheme(rng: Random, seq_len: int, config: MaskConfig = DEFAULT_CONFIG) 
     [(1, 1), (4, 0)]
     """
     _check_length(seq_len)
-    return _draw(
-        rng.random, rng.getrandbits, seq_len, config.rate, config.max_span, config.rows_by_cap
-    )
+    return _draw(rng.random, rng.getrandbits, seq_len, config.rate, config.max_span, config.rows_by_cap)
 
 
-def mask_batch(
-    rng: Random, lengths: Iterable[int], config: MaskConfig = DEFAULT_CONFIG
-) -> List[MaskScheme]:
+def mask_batch(rng: Random, lengths: Iterable[int], config: MaskConfig = DEFAULT_CONFIG) -> List[MaskScheme]:
     """One scheme per length, in order: the same as calling :func:`mask_scheme` in a loop."""
     random, getrandbits = rng.random, rng.getrandbits
     rate, max_span, rows = config.rate, config.max_span, config.rows_by_cap
@@ -405,14 +433,10 @@ def _check_scheme(seq_len: int, scheme: Sequence[Tuple[int, int]]) -> None:
 
 
 @overload
-def apply_mask(
-    items: Sequence[str], scheme: Sequence[Tuple[int, int]], mask: str = ...
-) -> List[str]: ...
+def apply_mask(items: Sequence[str], scheme: Sequence[Tuple[int, int]], mask: str = ...) -> List[str]: ...
 @overload
 def apply_mask(items: Sequence[T], scheme: Sequence[Tuple[int, int]], mask: T) -> List[T]: ...
-def apply_mask(
-    items: Sequence[Any], scheme: Sequence[Tuple[int, int]], mask: Any = "<mask>"
-) -> List[Any]:
+def apply_mask(items: Sequence[Any], scheme: Sequence[Tuple[int, int]], mask: Any = "<mask>") -> List[Any]:
     """Replace every span with one ``mask`` (words or token ids alike); a zero-length span
     inserts a mask without removing anything. The result has ``len(items) - masked +
     len(scheme)`` items.
@@ -446,8 +470,7 @@ def span_corruption(
     n_spans = len(scheme)
     if len(sentinel_ids) < n_spans + 1:
         raise PureBPEError(
-            f"span corruption of {n_spans} spans needs {n_spans + 1} sentinels, "
-            f"got {len(sentinel_ids)}"
+            f"span corruption of {n_spans} spans needs {n_spans + 1} sentinels, got {len(sentinel_ids)}"
         )
     used = sentinel_ids[: n_spans + 1]
     if len(set(used)) != n_spans + 1:

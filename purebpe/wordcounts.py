@@ -5,6 +5,7 @@ from. Its file (:meth:`WordCounts.save`) is gzipped TSV with a one-line JSON hea
 names the special tokens and the pre-tokenizer the words were counted with, so that shards
 counted apart are only added up when they were counted alike (:meth:`WordCounts.sum`).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -94,9 +95,7 @@ class WordCounts:
         """The counts of both (neither is changed); they must be counted alike."""
         if not isinstance(other, WordCounts):
             return NotImplemented
-        mismatch = _mismatch(
-            other.special_tokens, other.pretokenizer, self.special_tokens, self.pretokenizer
-        )
+        mismatch = _mismatch(other.special_tokens, other.pretokenizer, self.special_tokens, self.pretokenizer)
         if mismatch:
             raise PureBPEError(f"cannot add word counts: the right ones were {mismatch} the left")
         totals = dict(self.words)
@@ -115,10 +114,7 @@ def _mismatch(
     The order of special tokens does not matter (the longest match wins whatever it is).
     """
     if set(special_tokens) != set(other_special_tokens):
-        return (
-            f"counted with special tokens {list(special_tokens)}, "
-            f"unlike {list(other_special_tokens)} in"
-        )
+        return f"counted with special tokens {list(special_tokens)}, unlike {list(other_special_tokens)} in"
     if pretokenizer != other_pretokenizer:
         return f"counted with pretokenizer {pretokenizer!r}, unlike {other_pretokenizer!r} in"
     return ""

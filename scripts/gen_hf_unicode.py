@@ -30,6 +30,7 @@ version being at least HF's).  Usage, from the repository root, with ``tokenizer
     python3 scripts/gen_hf_unicode.py            # rewrite the table
     python3 scripts/gen_hf_unicode.py --check    # exit 1 if the table differs
 """
+
 from __future__ import annotations
 
 import argparse
@@ -108,7 +109,9 @@ def word_characters() -> List[int]:
     for piece, (start, end) in probe_pieces(pre_tokenizers.Whitespace()):
         if len(piece) > 1:
             joined.update(range(start, end))
-    return [point for i, point in enumerate(CODE_POINTS) if 2 * i in joined and point != ord("a")] + [ord("a")]
+    return [point for i, point in enumerate(CODE_POINTS) if 2 * i in joined and point != ord("a")] + [
+        ord("a")
+    ]
 
 
 def stripped_marks() -> List[int]:

@@ -59,7 +59,10 @@ _NEW_SCRIPTS: List[Tuple[str, List[str]]] = [
 ]
 
 DEFAULT_OUTPUT = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "purebpe", "pretokenize", "_unicode_classes.py"
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    "purebpe",
+    "pretokenize",
+    "_unicode_classes.py",
 )
 
 
@@ -85,9 +88,7 @@ def probe_ranges() -> Dict[str, List[Tuple[int, int]]]:
     """Inclusive ``(first, last)`` code-point ranges of each class, as ``regex`` matches them."""
     every_code_point = "".join(map(chr, range(MAX_CODE_POINT + 1)))
     ranges = {
-        name: [
-            (match.start(), match.end() - 1) for match in regex.finditer(pattern, every_code_point)
-        ]
+        name: [(match.start(), match.end() - 1) for match in regex.finditer(pattern, every_code_point)]
         for name, pattern in CLASS_PATTERNS.items()
     }
     # A scanner gives each code point exactly one class: these must not overlap, and the
@@ -145,13 +146,9 @@ REGEX_VERSION = "{regex_version}"
 
 def render_module() -> str:
     """The text of ``purebpe/_unicode_classes.py`` for the installed ``regex``."""
-    parts = [
-        HEADER.format(unicode_version=regex_unicode_version(), regex_version=regex.__version__)
-    ]
+    parts = [HEADER.format(unicode_version=regex_unicode_version(), regex_version=regex.__version__)]
     for name, spans in probe_ranges().items():
-        parts.append(
-            f"\n{name}_RANGES: tuple[tuple[int, int], ...] = (\n{_format_ranges(spans)}\n)\n"
-        )
+        parts.append(f"\n{name}_RANGES: tuple[tuple[int, int], ...] = (\n{_format_ranges(spans)}\n)\n")
     return "".join(parts)
 
 
@@ -165,12 +162,8 @@ def _without_regex_version(module_text: str) -> str:
 
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--output", default=DEFAULT_OUTPUT, help="file to write (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--check", action="store_true", help="only compare; exit 1 if the table differs"
-    )
+    parser.add_argument("--output", default=DEFAULT_OUTPUT, help="file to write (default: %(default)s)")
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 if the table differs")
     args = parser.parse_args(argv)
     text = render_module()
     if args.check:

@@ -12,6 +12,7 @@ its ``tokenizer.json`` object and HF's answers:
 
 The tests replay the file on interpreters without ``tokenizers`` (PyPy).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,12 @@ import _hf_components as components  # noqa: E402
 
 def record(tokenizers: Any) -> Dict[str, Any]:
     texts = components.all_texts()
-    out: Dict[str, Any] = {"tokenizers_version": tokenizers.__version__, "normalizers": [], "pre_tokenizers": [], "decoders": []}
+    out: Dict[str, Any] = {
+        "tokenizers_version": tokenizers.__version__,
+        "normalizers": [],
+        "pre_tokenizers": [],
+        "decoders": [],
+    }
     for normalizer, obj in components.normalizers(tokenizers):
         cases = [
             {
@@ -40,7 +46,10 @@ def record(tokenizers: Any) -> Dict[str, Any]:
         out["normalizers"].append({"json": obj, "cases": cases})
     for pre_tokenizer, obj in components.pre_tokenizers(tokenizers):
         cases = [
-            {"text": text, "pieces": [[piece, list(offsets)] for piece, offsets in pre_tokenizer.pre_tokenize_str(text)]}
+            {
+                "text": text,
+                "pieces": [[piece, list(offsets)] for piece, offsets in pre_tokenizer.pre_tokenize_str(text)],
+            }
             for text in texts
         ]
         out["pre_tokenizers"].append({"json": obj, "cases": cases})
@@ -60,8 +69,13 @@ def main() -> None:
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "data" / "hf_components.json"
     data = record(tokenizers)
-    target.write_text(json.dumps(data, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
-    counts = {kind: sum(len(c["cases"]) for c in data[kind]) for kind in ("normalizers", "pre_tokenizers", "decoders")}
+    target.write_text(
+        json.dumps(data, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n", encoding="utf-8"
+    )
+    counts = {
+        kind: sum(len(c["cases"]) for c in data[kind])
+        for kind in ("normalizers", "pre_tokenizers", "decoders")
+    }
     print(f"wrote {target}: {counts}")
 
 

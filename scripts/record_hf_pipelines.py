@@ -20,6 +20,7 @@ Hypothesis text. Rerun after changing the pipelines or texts:
 
     python3 scripts/record_hf_pipelines.py
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +30,17 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List
 
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import (
+    AddedToken,
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "hf_pipelines"
@@ -44,7 +55,9 @@ QWEN_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
-CLIP_PATTERN = r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
+CLIP_PATTERN = (
+    r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
+)
 
 #: What the small models are trained on: a few lines of each script the tests use.
 CORPUS = [
@@ -106,31 +119,37 @@ def gpt2() -> Tokenizer:
 
 def llama3() -> Tokenizer:
     tok = Tokenizer(models.BPE(ignore_merges=True))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
     train(tok, **byte_level_trainer_options())
     tok.add_special_tokens(["<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"])
-    tok.post_processor = processors.Sequence([
-        processors.ByteLevel(trim_offsets=False),
-        processors.TemplateProcessing(
-            single="<|begin_of_text|> $A",
-            pair="<|begin_of_text|> $A <|begin_of_text|> $B:1",
-            special_tokens=[("<|begin_of_text|>", tok.token_to_id("<|begin_of_text|>"))],
-        ),
-    ])
+    tok.post_processor = processors.Sequence(
+        [
+            processors.ByteLevel(trim_offsets=False),
+            processors.TemplateProcessing(
+                single="<|begin_of_text|> $A",
+                pair="<|begin_of_text|> $A <|begin_of_text|> $B:1",
+                special_tokens=[("<|begin_of_text|>", tok.token_to_id("<|begin_of_text|>"))],
+            ),
+        ]
+    )
     return tok
 
 
 def qwen() -> Tokenizer:
     tok = Tokenizer(models.BPE())
     tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN_PATTERN), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(QWEN_PATTERN), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
     train(tok, **byte_level_trainer_options())
     tok.add_special_tokens(["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
@@ -141,13 +160,20 @@ def qwen() -> Tokenizer:
 def llama2() -> Tokenizer:
     tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
     tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    tok.decoder = decoders.Sequence([
-        decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0),
-    ])
+    tok.decoder = decoders.Sequence(
+        [
+            decoders.Replace("▁", " "),
+            decoders.ByteFallback(),
+            decoders.Fuse(),
+            decoders.Strip(" ", 1, 0),
+        ]
+    )
     alphabet = [f"<0x{b:02X}>" for b in range(256)]
     train(tok, special_tokens=["<unk>", "<s>", "</s>"] + alphabet, limit_alphabet=60)
     tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", tok.token_to_id("<s>"))],
+        single="<s> $A",
+        pair="<s> $A $B",
+        special_tokens=[("<s>", tok.token_to_id("<s>"))],
     )
     return tok
 
@@ -161,7 +187,8 @@ def gemma() -> Tokenizer:
     train(tok, special_tokens=["<pad>", "<eos>", "<bos>", "<unk>"] + alphabet, limit_alphabet=80)
     tok.add_special_tokens(["<start_of_turn>", "<end_of_turn>"])
     tok.post_processor = processors.TemplateProcessing(
-        single="<bos> $A", special_tokens=[("<bos>", tok.token_to_id("<bos>"))],
+        single="<bos> $A",
+        special_tokens=[("<bos>", tok.token_to_id("<bos>"))],
     )
     document = json.loads(tok.to_str())
     vocab = document["model"]["vocab"]
@@ -177,12 +204,19 @@ def gemma() -> Tokenizer:
 def mistral() -> Tokenizer:
     tok = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first", split=False)
-    tok.decoder = decoders.Sequence([decoders.Metaspace(replacement="▁", prepend_scheme="first", split=False), decoders.ByteFallback(), decoders.Fuse()])
+    tok.decoder = decoders.Sequence(
+        [
+            decoders.Metaspace(replacement="▁", prepend_scheme="first", split=False),
+            decoders.ByteFallback(),
+            decoders.Fuse(),
+        ]
+    )
     alphabet = [f"<0x{b:02X}>" for b in range(256)]
     train(tok, special_tokens=["<unk>", "<s>", "</s>"] + alphabet, limit_alphabet=70)
     tok.add_special_tokens(["[INST]", "[/INST]"])
     tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", special_tokens=[("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))],
+        single="<s> $A </s>",
+        special_tokens=[("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))],
     )
     return tok
 
@@ -193,20 +227,33 @@ def roberta() -> Tokenizer:
     tok.decoder = decoders.ByteLevel()
     train(tok, special_tokens=["<s>", "<pad>", "</s>", "<unk>"], **byte_level_trainer_options())
     tok.add_special_tokens([AddedToken("<mask>", lstrip=True, normalized=False)])
-    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True, add_prefix_space=True)
+    tok.post_processor = processors.RobertaProcessing(
+        ("</s>", 2), ("<s>", 0), trim_offsets=True, add_prefix_space=True
+    )
     return tok
 
 
 def clip() -> Tokenizer:
     tok = Tokenizer(models.BPE(end_of_word_suffix="</w>", unk_token="<|endoftext|>"))
-    tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "), normalizers.Lowercase()])
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(CLIP_PATTERN), behavior="removed", invert=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False),
-    ])
+    tok.normalizer = normalizers.Sequence(
+        [normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "), normalizers.Lowercase()]
+    )
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(CLIP_PATTERN), behavior="removed", invert=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
-    train(tok, end_of_word_suffix="</w>", special_tokens=["<|startoftext|>", "<|endoftext|>"], **byte_level_trainer_options())
-    tok.post_processor = processors.RobertaProcessing(("<|endoftext|>", 1), ("<|startoftext|>", 0), trim_offsets=False, add_prefix_space=False)
+    train(
+        tok,
+        end_of_word_suffix="</w>",
+        special_tokens=["<|startoftext|>", "<|endoftext|>"],
+        **byte_level_trainer_options(),
+    )
+    tok.post_processor = processors.RobertaProcessing(
+        ("<|endoftext|>", 1), ("<|startoftext|>", 0), trim_offsets=False, add_prefix_space=False
+    )
     return tok
 
 
@@ -216,7 +263,8 @@ def wordpiece_like() -> Tokenizer:
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     train(tok, special_tokens=["[UNK]", "[CLS]", "[SEP]"], continuing_subword_prefix="##")
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
         special_tokens=[("[CLS]", 1), ("[SEP]", 2)],
     )
     return tok
@@ -229,23 +277,28 @@ def added_zoo() -> Tokenizer:
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     train(tok, vocab_size=320, **byte_level_trainer_options())
-    tok.add_special_tokens([
-        AddedToken("<S>", normalized=False),
-        AddedToken("[MASK]", lstrip=True, rstrip=True, normalized=False),
-        AddedToken("<Norm>", normalized=True),
-    ])
-    tok.add_tokens([
-        AddedToken("Hello", normalized=True),
-        AddedToken("world", single_word=True, normalized=False),
-        AddedToken("ÜBER", normalized=False, lstrip=True),
-        AddedToken("fox", rstrip=True, single_word=True, normalized=True),
-        AddedToken("über", normalized=True),
-    ])
+    tok.add_special_tokens(
+        [
+            AddedToken("<S>", normalized=False),
+            AddedToken("[MASK]", lstrip=True, rstrip=True, normalized=False),
+            AddedToken("<Norm>", normalized=True),
+        ]
+    )
+    tok.add_tokens(
+        [
+            AddedToken("Hello", normalized=True),
+            AddedToken("world", single_word=True, normalized=False),
+            AddedToken("ÜBER", normalized=False, lstrip=True),
+            AddedToken("fox", rstrip=True, single_word=True, normalized=True),
+            AddedToken("über", normalized=True),
+        ]
+    )
     return tok
 
 
 def model_options() -> Dict[str, Callable[[], Tokenizer]]:
     """One file per BPE option on a plain (no pre-tokenizer) pipeline."""
+
     def make(**options: Any) -> Callable[[], Tokenizer]:
         def build() -> Tokenizer:
             base = train(Tokenizer(models.BPE()), vocab_size=300, limit_alphabet=40)
@@ -258,7 +311,9 @@ def model_options() -> Dict[str, Callable[[], Tokenizer]]:
                 vocab.setdefault(options["unk_token"], len(vocab))
             document["model"].update(options)
             return Tokenizer.from_str(json.dumps(document))
+
         return build
+
     return {
         "bpe_plain": make(),
         "bpe_unk": make(unk_token="<unk>"),
@@ -362,8 +417,12 @@ def record_inference_script() -> None:
             path = Path(tmp) / "tokenizer.json"
             document = json.loads((OUT / f"{name}.json").read_text(encoding="utf-8"))["tokenizer"]
             path.write_text(json.dumps(document), encoding="utf-8")
-            answers[name] = json.loads(json.dumps(script.run(script.HF_IMPORT, str(path), str(Path(tmp) / "saved.json"))))
-    (ROOT / "tests" / "data" / "hf_inference_script.json").write_text(json.dumps(answers, ensure_ascii=False) + "\n", encoding="utf-8")
+            answers[name] = json.loads(
+                json.dumps(script.run(script.HF_IMPORT, str(path), str(Path(tmp) / "saved.json")))
+            )
+    (ROOT / "tests" / "data" / "hf_inference_script.json").write_text(
+        json.dumps(answers, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print("tests/data/hf_inference_script.json written")
 
 

@@ -6,6 +6,7 @@ and the live Hypothesis tests.  Every component is built with ``tokenizers``' ow
 API, alone and in the combinations real models use, and serialized through
 ``Tokenizer.to_str()`` so what purebpe reads is exactly what HF writes.
 """
+
 from __future__ import annotations
 
 import json
@@ -144,7 +145,10 @@ def pre_tokenizers(tokenizers: Any) -> List[Tuple[Any, Dict[str, Any]]]:
 
     def split_bytes(pattern: str, behavior: str = "isolated", invert: bool = False) -> Any:
         return P.Sequence(
-            [P.Split(Regex(pattern), behavior, invert=invert), P.ByteLevel(add_prefix_space=False, use_regex=False)]
+            [
+                P.Split(Regex(pattern), behavior, invert=invert),
+                P.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
         )
 
     items = [
@@ -159,7 +163,8 @@ def pre_tokenizers(tokenizers: Any) -> List[Tuple[Any, Dict[str, Any]]]:
         split_bytes(CLIP, "removed", invert=True),  # CLIP
         split_bytes(BLOOM),  # BLOOM (nested character class)
         P.Sequence(
-            [P.Split(Regex(p), "isolated") for p in DEEPSEEK] + [P.ByteLevel(add_prefix_space=False, use_regex=False)]
+            [P.Split(Regex(p), "isolated") for p in DEEPSEEK]
+            + [P.ByteLevel(add_prefix_space=False, use_regex=False)]
         ),  # DeepSeek V3
         P.Sequence(
             [
@@ -184,14 +189,31 @@ def pre_tokenizers(tokenizers: Any) -> List[Tuple[Any, Dict[str, Any]]]:
     items += [P.Punctuation(b) for b in BEHAVIORS]
     items += [
         P.Split(pattern, behavior, invert=invert)
-        for pattern in [" ", "ab", Regex(r"\s+"), Regex(r"\p{N}{1,3}"), Regex("(?=b)"), Regex(PATTERNS["o200k"])]
+        for pattern in [
+            " ",
+            "ab",
+            Regex(r"\s+"),
+            Regex(r"\p{N}{1,3}"),
+            Regex("(?=b)"),
+            Regex(PATTERNS["o200k"]),
+        ]
         for behavior in BEHAVIORS
         for invert in (False, True)
     ]
     # Oniguruma constructs that differ from ``regex``: line anchors, \w, \h, \Z, {,n}.
     items += [
         P.Split(Regex(pattern), "isolated")
-        for pattern in [r"\s+$", r"^\s*\S", r"\w+", r"\W+", r"\h+", r"\S\Z", r"a{,2}", r"[[:alpha:]]+", r"[^\s[a-c]]+"]
+        for pattern in [
+            r"\s+$",
+            r"^\s*\S",
+            r"\w+",
+            r"\W+",
+            r"\h+",
+            r"\S\Z",
+            r"a{,2}",
+            r"[[:alpha:]]+",
+            r"[^\s[a-c]]+",
+        ]
     ]
     return [(p, _dump(tokenizers, pre_tokenizer=p)["pre_tokenizer"]) for p in items]
 
@@ -234,13 +256,15 @@ def token_lists(count: int = 60, seed: int = 23) -> List[List[str]]:
         ["ĠHello", "Ġw", "orld", "Ċ", "ðŁĺ", "Ģ", "ð", "notbyte€"],
         ["▁▁a", "b▁", "▁"],
     ]
-    pool = ["▁", " ", "a", "é", "</w>", "€", "😀", "_"] + BYTE_TO_UNICODE[:: 7]
+    pool = ["▁", " ", "a", "é", "</w>", "€", "😀", "_"] + BYTE_TO_UNICODE[::7]
     for _ in range(count):
         tokens = []
         for _ in range(rng.randint(0, 6)):
             kind = rng.random()
             if kind < 0.3:
-                tokens.append("<0x%02X>" % rng.choice([0x41, 0xE2, 0x82, 0xAC, 0xC3, 0xA9, 0xF0, 0x9F, 0xFF, 0x20]))
+                tokens.append(
+                    "<0x%02X>" % rng.choice([0x41, 0xE2, 0x82, 0xAC, 0xC3, 0xA9, 0xF0, 0x9F, 0xFF, 0x20])
+                )
             else:
                 tokens.append("".join(rng.choice(pool) for _ in range(rng.randint(1, 4))))
         fixed.append(tokens)

@@ -1,4 +1,5 @@
 """The recorded HF answers (``tests/data/hf_components.json``) and ``tokenizers`` if present."""
+
 from __future__ import annotations
 
 import json

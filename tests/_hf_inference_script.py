@@ -3,6 +3,7 @@
 Shared by ``tests/test_hf_loader.py`` (which runs it with both, or replays the recorded
 ``tokenizers`` answer on PyPy) and ``scripts/record_hf_pipelines.py`` (which records it).
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict
@@ -12,7 +13,7 @@ PUREBPE_IMPORT = "from purebpe.compat.tokenizers import Tokenizer, AddedToken"
 #: The pipelines (tests/data/hf_pipelines/<name>.json) the script runs on.
 NAMES = ["llama2", "gpt2", "llama3", "roberta", "bpe_byte_fallback_unk"]
 
-INFERENCE_SCRIPT = '''
+INFERENCE_SCRIPT = """
 import json
 {import_line}
 
@@ -44,7 +45,7 @@ out["again"] = again.encode("Hello <|user|> purebpe").ids
 tokenizer.save(SAVE)
 out["saved"] = Tokenizer.from_file(SAVE).encode("purebpe <|mask|>").ids
 RESULT = out
-'''
+"""
 
 
 def run(import_line: str, path: str, save: str) -> Dict[str, Any]:

@@ -5,6 +5,7 @@ calling test with a reason that names the fetch command when the file is not the
 (CI runs the fetch first, so CI never skips).  A cached file whose sha256 differs from
 the digest the fetch script records fails the test: its recorded answers would not hold.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,14 +44,18 @@ def tokenizer_file(name: str) -> Path:
         raise KeyError(f"{name!r} is not one of the fetch script's files: {sorted(script.FILES)}")
     path = tokenizer_files_dir() / name
     if not path.is_file():
-        pytest.skip(f"{name} is not fetched: run `{script.FETCH_COMMAND}` "
-                    f"(cache: ${script.ENV_VAR} or {script.DEFAULT_DIR})")
+        pytest.skip(
+            f"{name} is not fetched: run `{script.FETCH_COMMAND}` "
+            f"(cache: ${script.ENV_VAR} or {script.DEFAULT_DIR})"
+        )
     if path not in _checked:
         got = script.sha256_of(path)
         _checked[path] = got == script.FILES[name].sha256
         if not _checked[path]:
-            pytest.fail(f"{path} has sha256 {got}, not the recorded {script.FILES[name].sha256}: "
-                        f"delete it and run `{script.FETCH_COMMAND}`")
+            pytest.fail(
+                f"{path} has sha256 {got}, not the recorded {script.FILES[name].sha256}: "
+                f"delete it and run `{script.FETCH_COMMAND}`"
+            )
     elif not _checked[path]:
         pytest.fail(f"{path} does not have the recorded sha256")
     return path

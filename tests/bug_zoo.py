@@ -14,6 +14,7 @@ min_frequency=1, max_token_length=None)`` (CS336's signature, with the limits) a
 ``train_from_counts(word_counts, vocab_size, special_tokens, ...)`` on ``{word_bytes:
 count}``; the suite checks both.
 """
+
 from __future__ import annotations
 
 import sys
@@ -165,19 +166,30 @@ def mutant(name: str, bug: str, shipped: str, *replacements: Tuple[str, str]) ->
 MUTANTS: Sequence[Mutant] = (
     # -- the bugs of issue 17's table ------------------------------------------------------
     mutant(
-        "ties_by_smallest_ids", "ties broken by the smallest pair of token ids", "HF tokenizers, rustbpe, bpeasy",
+        "ties_by_smallest_ids",
+        "ties broken by the smallest pair of token ids",
+        "HF tokenizers, rustbpe, bpeasy",
         ("    return Greatest(pair)\n", "    return (ids[pair[0]], ids[pair[1]])\n"),
     ),
     mutant(
-        "specials_counted_as_text", "special tokens counted and merged as ordinary text", "HF tokenizers #1616",
+        "specials_counted_as_text",
+        "special tokens counted and merged as ordinary text",
+        "HF tokenizers #1616",
         ("    if special_tokens:\n        longest_first", "    if False:\n        longest_first"),
     ),
     mutant(
-        "stale_entry_dropped", "a stale heap entry dropped instead of re-pushed", "UniqToken #8",
-        ("            if count > 0:\n                heapq.heappush(heap, (-count, tie_key(pair, ids), pair))\n", ""),
+        "stale_entry_dropped",
+        "a stale heap entry dropped instead of re-pushed",
+        "UniqToken #8",
+        (
+            "            if count > 0:\n                heapq.heappush(heap, (-count, tie_key(pair, ids), pair))\n",
+            "",
+        ),
     ),
     mutant(
-        "neighbours_not_updated", "a pair's count not lowered when a neighbouring merge breaks it", "sentencepiece #318",
+        "neighbours_not_updated",
+        "a pair's count not lowered when a neighbouring merge breaks it",
+        "sentencepiece #318",
         (
             "            for old in pairs(word):\n                add(pair_counts, old, -counts[w])\n",
             "            for old in pairs(word):\n                if old == pair:\n                    add(pair_counts, old, -counts[w])\n",
@@ -188,11 +200,18 @@ MUTANTS: Sequence[Mutant] = (
         ),
     ),
     mutant(
-        "counts_int32", "pair counts kept in signed 32-bit integers: they wrap past 2**31", "HF tokenizers #2058",
-        ("    pair_counts[pair] += delta\n", "    pair_counts[pair] = (pair_counts[pair] + delta + 2**31) % 2**32 - 2**31\n"),
+        "counts_int32",
+        "pair counts kept in signed 32-bit integers: they wrap past 2**31",
+        "HF tokenizers #2058",
+        (
+            "    pair_counts[pair] += delta\n",
+            "    pair_counts[pair] = (pair_counts[pair] + delta + 2**31) % 2**32 - 2**31\n",
+        ),
     ),
     mutant(
-        "counts_uint32", "pair counts kept in unsigned 32-bit integers: they wrap past 2**32", "(32-bit counters)",
+        "counts_uint32",
+        "pair counts kept in unsigned 32-bit integers: they wrap past 2**32",
+        "(32-bit counters)",
         ("    pair_counts[pair] += delta\n", "    pair_counts[pair] = (pair_counts[pair] + delta) % 2**32\n"),
     ),
     mutant(
@@ -205,15 +224,22 @@ MUTANTS: Sequence[Mutant] = (
             "                add(pair_counts, new, counts[w])\n",
             "                if not too_long(new, max_token_length):\n                    add(pair_counts, new, counts[w])\n",
         ),
-        ("            for new in pairs(word):\n", "            for new in pairs(word):\n                gained.add(new)\n"),
+        (
+            "            for new in pairs(word):\n",
+            "            for new in pairs(word):\n                gained.add(new)\n",
+        ),
         ("        if too_long(pair, max_token_length):\n            continue\n", ""),
     ),
     mutant(
-        "hash_order_ties", "ties broken by hash order (differs between processes)", "HF tokenizers #1794",
+        "hash_order_ties",
+        "ties broken by hash order (differs between processes)",
+        "HF tokenizers #1794",
         ("    return Greatest(pair)\n", "    return hash(pair)\n"),
     ),
     mutant(
-        "overlaps_not_counted", "overlapping pairs counted once (a a a holds (a, a) once)", "minbpe #72 discussion",
+        "overlaps_not_counted",
+        "overlapping pairs counted once (a a a holds (a, a) once)",
+        "minbpe #72 discussion",
         (
             "    return list(zip(word, word[1:]))\n",
             "    out, i = [], 0\n    while i < len(word) - 1:\n        out.append((word[i], word[i + 1]))\n"
@@ -221,7 +247,9 @@ MUTANTS: Sequence[Mutant] = (
         ),
     ),
     mutant(
-        "merged_right_to_left", "occurrences merged right to left (a a a -> a aa)", "minbpe #72 discussion",
+        "merged_right_to_left",
+        "occurrences merged right to left (a a a -> a aa)",
+        "minbpe #72 discussion",
         (
             "    out = []\n    i = 0\n    while i < len(word):\n        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:\n"
             "            out.append(word[i] + word[i + 1])\n            i += 2\n        else:\n            out.append(word[i])\n"
@@ -232,70 +260,106 @@ MUTANTS: Sequence[Mutant] = (
         ),
     ),
     mutant(
-        "no_split_on_specials", "special tokens removed, not split on: words merge across a document boundary",
+        "no_split_on_specials",
+        "special tokens removed, not split on: words merge across a document boundary",
         "common in course code",
-        ('        pieces = re.split("|".join(', '        pieces = [re.sub("|".join('), ("longest_first), text)\n", "longest_first), \"\", text)]\n"),
+        ('        pieces = re.split("|".join(', '        pieces = [re.sub("|".join('),
+        ("longest_first), text)\n", 'longest_first), "", text)]\n'),
     ),
     mutant(
-        "vocab_size_ignores_specials", "vocab size off by one per special token (specials not counted)",
+        "vocab_size_ignores_specials",
+        "vocab size off by one per special token (specials not counted)",
         "common in course code",
-        ("    num_merges = vocab_size - len(vocab) - len(special_tokens)\n", "    num_merges = vocab_size - len(vocab)\n"),
+        (
+            "    num_merges = vocab_size - len(vocab) - len(special_tokens)\n",
+            "    num_merges = vocab_size - len(vocab)\n",
+        ),
     ),
     mutant(
-        "bytes_missing_from_vocab", "only the bytes seen in the corpus in the base vocab", "common in course code",
+        "bytes_missing_from_vocab",
+        "only the bytes seen in the corpus in the base vocab",
+        "common in course code",
         (
             "    vocab = [bytes([b]) for b in range(256)]\n",
             "    vocab = sorted({bytes([b]) for word in word_counts for b in word})\n",
         ),
-        ("    num_merges = vocab_size - len(vocab) - len(special_tokens)\n", "    num_merges = vocab_size - 256 - len(special_tokens)\n"),
+        (
+            "    num_merges = vocab_size - len(vocab) - len(special_tokens)\n",
+            "    num_merges = vocab_size - 256 - len(special_tokens)\n",
+        ),
     ),
     # -- other realistic mutants -------------------------------------------------------------
     mutant(
-        "ties_by_least_bytes", "ties to the lexicographically least pair", "(the other reading of the rule)",
+        "ties_by_least_bytes",
+        "ties to the lexicographically least pair",
+        "(the other reading of the rule)",
         ("    return Greatest(pair)\n", "    return pair\n"),
     ),
     mutant(
-        "ties_by_concatenation", "ties compared on left + right instead of (left, right)", "(a CS336 trap)",
+        "ties_by_concatenation",
+        "ties compared on left + right instead of (left, right)",
+        "(a CS336 trap)",
         ("    return Greatest(pair)\n", "    return Greatest(pair[0] + pair[1])\n"),
     ),
     mutant(
-        "word_counts_ignored", "each distinct word counted once", "common in course code",
+        "word_counts_ignored",
+        "each distinct word counted once",
+        "common in course code",
         ("    counts = list(word_counts.values())\n", "    counts = [1] * len(word_counts)\n"),
     ),
     mutant(
-        "shorter_special_first", "special tokens matched in the given order, not longest first",
+        "shorter_special_first",
+        "special tokens matched in the given order, not longest first",
         "common in course code",
-        ("        longest_first = sorted(special_tokens, key=len, reverse=True)\n", "        longest_first = list(special_tokens)\n"),
+        (
+            "        longest_first = sorted(special_tokens, key=len, reverse=True)\n",
+            "        longest_first = list(special_tokens)\n",
+        ),
     ),
     mutant(
-        "text_mode_newlines", "the file read in text mode: \\r\\n becomes \\n", "common in course code",
+        "text_mode_newlines",
+        "the file read in text mode: \\r\\n becomes \\n",
+        "common in course code",
         (
             '    with open(input_path, "rb") as file:\n        text = file.read().decode("utf-8")\n',
             '    with open(input_path, encoding="utf-8") as file:\n        text = file.read()\n',
         ),
     ),
     mutant(
-        "no_contractions", "the GPT-2 pattern without its contractions ('s, 'll, ...)", "common in course code",
+        "no_contractions",
+        "the GPT-2 pattern without its contractions ('s, 'll, ...)",
+        "common in course code",
         ("""GPT2 = regex.compile(r\"\"\"'(?:[sdmt]|ll|ve|re)| ?""", """GPT2 = regex.compile(r\"\"\" ?"""),
     ),
     mutant(
-        "stops_at_count_one", "stops when the best pair occurs only once", "common in course code",
+        "stops_at_count_one",
+        "stops when the best pair occurs only once",
+        "common in course code",
         ("        if count < min_frequency:\n", "        if count < max(2, min_frequency):\n"),
     ),
     mutant(
-        "min_frequency_exclusive", "min_frequency compared with > instead of >=", "(an off-by-one)",
+        "min_frequency_exclusive",
+        "min_frequency compared with > instead of >=",
+        "(an off-by-one)",
         ("        if count < min_frequency:\n", "        if count <= min_frequency:\n"),
     ),
     mutant(
-        "max_token_length_exclusive", "max_token_length compared with >= instead of >", "(an off-by-one)",
+        "max_token_length_exclusive",
+        "max_token_length compared with >= instead of >",
+        "(an off-by-one)",
         (
             "    return max_token_length is not None and len(pair[0]) + len(pair[1]) > max_token_length\n",
             "    return max_token_length is not None and len(pair[0]) + len(pair[1]) >= max_token_length\n",
         ),
     ),
     mutant(
-        "first_occurrence_only", "only the first occurrence of the pair in a word merged", "(a loop that stops early)",
-        ("            out.append(word[i] + word[i + 1])\n            i += 2\n", "            return out + [word[i] + word[i + 1]] + word[i + 2:]\n"),
+        "first_occurrence_only",
+        "only the first occurrence of the pair in a word merged",
+        "(a loop that stops early)",
+        (
+            "            out.append(word[i] + word[i + 1])\n            i += 2\n",
+            "            return out + [word[i] + word[i + 1]] + word[i + 2:]\n",
+        ),
     ),
 )
 

@@ -2,6 +2,7 @@
 
 Select one with ``HYPOTHESIS_PROFILE=dev pytest`` (random seeds, more examples).
 """
+
 from __future__ import annotations
 
 import os

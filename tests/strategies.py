@@ -6,6 +6,7 @@ directly: words as bytes with counts, from tiny byte alphabets, so that every ex
 dense with ties, repeated pairs and overlapping runs (``aaaa``), and carries the bytes of a
 multi-byte character; no pre-tokenizer spreads them out.
 """
+
 from __future__ import annotations
 
 from typing import Dict

@@ -1,5 +1,6 @@
 """Outputs are atomic as a whole: a full disk, a crash between two renames or a SIGKILL at any
 instant leaves the old model, the new one, or a pair every loader refuses, never a wrong model."""
+
 from __future__ import annotations
 
 import errno
@@ -45,9 +46,12 @@ def load_outcome(directory: Path) -> Any:
 # A full disk while writing any of the files: nothing changes
 # --------------------------------------------------------------------------------------
 @settings(max_examples=12)
-@given(format=st.sampled_from(list(FORMATS)), failing_file=st.integers(0, 1), after_bytes=st.integers(0, 5000))
-def test_a_full_disk_changes_nothing(tmp_path_factory: pytest.TempPathFactory, format: str,
-                                     failing_file: int, after_bytes: int) -> None:
+@given(
+    format=st.sampled_from(list(FORMATS)), failing_file=st.integers(0, 1), after_bytes=st.integers(0, 5000)
+)
+def test_a_full_disk_changes_nothing(
+    tmp_path_factory: pytest.TempPathFactory, format: str, failing_file: int, after_bytes: int
+) -> None:
     directory = tmp_path_factory.mktemp("full")
     OLD.save(directory, format)
     before = {name: (directory / name).read_bytes() for name in files_of(directory)}
@@ -121,8 +125,13 @@ def test_a_crash_between_the_renames_leaves_a_pair_every_loader_refuses(
     monkeypatch.undo()
     names = files_of(tmp_path)
     assert not any(name.endswith(".tmp") for name in names)
-    first, second = (tmp_path / name for name in {"gpt2": ("vocab.json", "merges.txt"),
-                                                  "tiktoken": ("tokenizer.tiktoken", "tokenizer.tiktoken.json")}[format])
+    first, second = (
+        tmp_path / name
+        for name in {
+            "gpt2": ("vocab.json", "merges.txt"),
+            "tiktoken": ("tokenizer.tiktoken", "tokenizer.tiktoken.json"),
+        }[format]
+    )
     for target in (tmp_path, first, second):
         with pytest.raises(PureBPEError, match="not saved together") as caught:
             purebpe.load(target)
@@ -173,8 +182,9 @@ def test_sigkill_at_any_instant_never_leaves_a_wrong_model(format: str, tmp_path
     rng = random.Random(format)
     OLD.save(tmp_path, format)
     for _ in range(6):
-        child = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(tmp_path), format],
-                                 env=child_env(), stdout=subprocess.PIPE)
+        child = subprocess.Popen(
+            [sys.executable, "-c", SAVE_LOOP, str(tmp_path), format], env=child_env(), stdout=subprocess.PIPE
+        )
         assert child.stdout is not None and child.stdout.readline() == b"ready\n"
         time.sleep(rng.uniform(0.05, 0.3))
         child.kill()
@@ -228,8 +238,12 @@ with _atomic.atomic_file(sys.argv[1]) as f:
 def test_a_live_temporary_of_another_pid_namespace_is_never_removed(tmp_path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    writer = subprocess.Popen([sys.executable, "-c", FOREIGN_WRITER, str(tmp_path / "out.bin"), str(dead.pid)],
-                              env=child_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", FOREIGN_WRITER, str(tmp_path / "out.bin"), str(dead.pid)],
+        env=child_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     assert writer.stdout is not None and writer.stdin is not None
     assert writer.stdout.readline() == b"writing\n"
     (temporary,) = [p for p in tmp_path.iterdir() if p.name.startswith(".out.bin.purebpe-")]

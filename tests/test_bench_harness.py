@@ -1,6 +1,7 @@
 """The benchmark harness (``bench/_harness.py``): its child protocol, failing children
 included, its timing statistics, its options, and the tables it records for
 ``bench/plot_results.py``. Fast, and never reads the shared corpora."""
+
 from __future__ import annotations
 
 import doctest
@@ -20,11 +21,19 @@ if str(ROOT) not in sys.path:
 import purebpe  # noqa: E402
 from bench import _harness, plot_results  # noqa: E402
 from bench._harness import (  # noqa: E402
-    QUICK_BYTES, ChildFailed, Script, Table, Timing, corpus_path, measure, measure_each, run_child,
+    QUICK_BYTES,
+    ChildFailed,
+    Script,
+    Table,
+    Timing,
+    corpus_path,
+    measure,
+    measure_each,
+    run_child,
 )
 from bench._results import load, record  # noqa: E402
 
-CHILD = '''
+CHILD = """
 import os, sys, time
 from bench._harness import Script
 
@@ -46,7 +55,7 @@ def child(spec):
 
 
 sys.exit(script.main())
-'''
+"""
 
 
 @pytest.fixture

@@ -7,13 +7,14 @@ settings (50 examples, fixed seed) -- with the properties in :data:`ORDER` and s
 at the first that fails (the others would only add shrinking time). The correct trainer
 they are mutated from passes every property, so each failure is the mutated lines' doing.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+import bug_zoo
 from hypothesis import settings
 
-import bug_zoo
 from purebpe.testing.checks import checks_for, conformance
 from purebpe.testing.harness import Outcome, run_check
 
@@ -41,7 +42,9 @@ CONTROL = settings(max_examples=12)
 def first_failure(name: str) -> Optional[Tuple[str, Outcome]]:
     """The first property (level, outcome) the mutant ``name`` fails, or ``None``."""
     module = bug_zoo.MODULES[name]
-    checks = [(kind, check) for kind, function in LEVELS for check in checks_for(kind, getattr(module, function))]
+    checks = [
+        (kind, check) for kind, function in LEVELS for check in checks_for(kind, getattr(module, function))
+    ]
     checks.sort(key=lambda kind_check: ORDER.index(kind_check[1].name))  # stable: text level first
     for kind, check in checks:
         outcome = run_check(check)
@@ -67,7 +70,11 @@ def test_the_correct_trainer_passes_everything() -> None:
     # The control, at a quarter of the budget (the mutants get the full default budget).
     for kind, function in LEVELS:
         outcomes = conformance(kind, getattr(bug_zoo.correct, function), settings=CONTROL)
-        assert {o.name for o in outcomes} >= {"deterministic across processes", "min_frequency", "max_token_length"}
+        assert {o.name for o in outcomes} >= {
+            "deterministic across processes",
+            "min_frequency",
+            "max_token_length",
+        }
         assert all(o.passed for o in outcomes), [o.report() for o in outcomes if not o.passed]
 
 
@@ -110,7 +117,9 @@ def test_a_count_driven_below_zero_is_caught_by_max_token_length() -> None:
 
 def test_count_overflow_is_caught_only_from_counts() -> None:
     module = bug_zoo.MODULES["counts_int32"]
-    assert all(o.passed for o in conformance("trainer", module.train_bpe, properties=["merges match purebpe"]))
+    assert all(
+        o.passed for o in conformance("trainer", module.train_bpe, properties=["merges match purebpe"])
+    )
     [outcome] = conformance("counts-trainer", module.train_from_counts, properties=["merges match purebpe"])
     assert not outcome.passed
     counts = dict(outcome.counterexample.values)["word_counts"]  # type: ignore[union-attr]

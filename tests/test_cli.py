@@ -1,4 +1,5 @@
 """``purebpe train`` end to end: the default corpus, files, and every kind of bad input."""
+
 from __future__ import annotations
 
 import os
@@ -30,14 +31,27 @@ def test_train_with_no_input_uses_the_python_docs(tmp_path: Path) -> None:
     assert model.vocab_size == 400
 
 
-def test_train_on_files_with_options_matches_the_api(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_on_files_with_options_matches_the_api(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("low lower lowest<|endoftext|>newer wider\n" * 20, encoding="utf-8")
     status = main(
         [
-            "train", str(corpus), "--vocab-size", "270", "--special-token", "<|endoftext|>",
-            "--variant", "incremental", "--min-frequency", "2", "--progress", "bar",
-            "-o", str(tmp_path / "out"),
+            "train",
+            str(corpus),
+            "--vocab-size",
+            "270",
+            "--special-token",
+            "<|endoftext|>",
+            "--variant",
+            "incremental",
+            "--min-frequency",
+            "2",
+            "--progress",
+            "bar",
+            "-o",
+            str(tmp_path / "out"),
         ]
     )
     assert status == 0
@@ -81,14 +95,18 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(
 
 def test_errors_replace_lets_bad_bytes_through(tmp_path: Path) -> None:
     (tmp_path / "bad.txt").write_bytes(b"fine\nnot \xff fine\n")
-    result = run_cli(["train", "bad.txt", "--errors", "replace", "--vocab-size", "260", "--progress", "none"], tmp_path)
+    result = run_cli(
+        ["train", "bad.txt", "--errors", "replace", "--vocab-size", "260", "--progress", "none"], tmp_path
+    )
     assert result.returncode == 0, result.stderr
 
 
 def test_continue_training_from_a_saved_model(tmp_path: Path) -> None:
     first = run_cli(["train", "--vocab-size", "300", "--progress", "none", "-o", "small"], tmp_path)
     assert first.returncode == 0, first.stderr
-    more = run_cli(["train", "--vocab-size", "350", "--initial", "small", "--progress", "none", "-o", "big"], tmp_path)
+    more = run_cli(
+        ["train", "--vocab-size", "350", "--initial", "small", "--progress", "none", "-o", "big"], tmp_path
+    )
     assert more.returncode == 0, more.stderr
     small, big = purebpe.load(tmp_path / "small"), purebpe.load(tmp_path / "big")
     assert big.merges[: len(small.merges)] == small.merges and big.vocab_size == 350

@@ -1,5 +1,6 @@
 """The command line under bad outputs, ignored options, early stops and malformed inputs:
 refused at once with one line and exit 2, or said plainly on stderr."""
+
 from __future__ import annotations
 
 import gzip
@@ -61,7 +62,9 @@ BAD_OUTPUTS = [
 
 @pytest.mark.parametrize("args, message", BAD_OUTPUTS)
 def test_a_bad_output_is_refused_before_any_work(workspace: Path, args: List[str], message: str) -> None:
-    result = run_cli(args + ["--progress", "none"] if args[0] in ("train", "count", "encode") else args, workspace)
+    result = run_cli(
+        args + ["--progress", "none"] if args[0] in ("train", "count", "encode") else args, workspace
+    )
     assert_one_line_error(result, message)
 
 
@@ -98,12 +101,18 @@ def test_missing_output_directories_are_created_by_every_command(tmp_path: Path,
     "text, args, reason",
     [
         ("", [], "the input has no pair of bytes to merge (empty, or only special tokens)"),
-        ("<s><s>", ["--special-token", "<s>"], "the input has no pair of bytes to merge (empty, or only special tokens)"),
+        (
+            "<s><s>",
+            ["--special-token", "<s>"],
+            "the input has no pair of bytes to merge (empty, or only special tokens)",
+        ),
         ("abab cd", ["--min-frequency", "2"], "no pair left that occurs at least 2 times"),
         ("tiny text", [], "no pair left that occurs at least 1 times"),
     ],
 )
-def test_an_early_stop_says_the_size_reached_and_why(tmp_path: Path, text: str, args: List[str], reason: str) -> None:
+def test_an_early_stop_says_the_size_reached_and_why(
+    tmp_path: Path, text: str, args: List[str], reason: str
+) -> None:
     (tmp_path / "in.txt").write_text(text, encoding="utf-8")
     result = run_cli(["train", "in.txt", "--vocab-size", "100000", "--progress", "jsonl", *args], tmp_path)
     assert result.returncode == 0, result.stderr
@@ -127,7 +136,12 @@ def test_the_tqdm_bar_closes_at_the_size_reached(tmp_path: Path, capsys: pytest.
 # --------------------------------------------------------------------------------------
 def test_counting_options_with_counts_are_refused(tmp_path: Path) -> None:
     purebpe.count_from_iterator(["some text"]).save(tmp_path / "c.tsv.gz")
-    for option in (["--pretokenizer", "none"], ["--pretokenizer", "gpt2"], ["--pattern", "x+"], ["--processes", "2"]):
+    for option in (
+        ["--pretokenizer", "none"],
+        ["--pretokenizer", "gpt2"],
+        ["--pattern", "x+"],
+        ["--processes", "2"],
+    ):
         result = run_cli(["train", "--counts", "c.tsv.gz", *option], tmp_path)
         assert_one_line_error(result, "--pretokenizer, --pattern and --processes apply to counting")
 
@@ -159,7 +173,9 @@ def test_an_initial_model_of_another_pretokenizer_is_refused(tmp_path: Path) -> 
 )
 def test_a_counts_header_is_checked_at_load(tmp_path: Path, header: dict, message: str) -> None:  # type: ignore[type-arg]
     path = tmp_path / "c.tsv.gz"
-    path.write_bytes(gzip.compress(("# " + json.dumps(dict(header, format=COUNTS_FORMAT)) + "\n1\tab\n").encode()))
+    path.write_bytes(
+        gzip.compress(("# " + json.dumps(dict(header, format=COUNTS_FORMAT)) + "\n1\tab\n").encode())
+    )
     with pytest.raises(purebpe.PureBPEError, match=message.replace("[", r"\[").replace("]", r"\]")) as caught:
         purebpe.WordCounts.load(path)
     assert str(path) in str(caught.value)
@@ -175,7 +191,9 @@ def test_a_special_token_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
     result = subprocess.run(
         [sys.executable.encode(), b"-m", b"purebpe", b"train", b"in.txt", b"--special-token", b"\xff"],
-        cwd=tmp_path, env=env, capture_output=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
     )
     assert result.returncode == 2 and b"Traceback" not in result.stderr
     assert b"special token '\\udcff' is not valid Unicode" in result.stderr

@@ -4,6 +4,7 @@ Every engine must give the counts of one process, bit for bit; a worker killed m
 make the count retry the job or fail with one line, never return a short count. The docs'
 examples for clusters are run here as written (``docs/huge-corpora.md``).
 """
+
 from __future__ import annotations
 
 import multiprocessing

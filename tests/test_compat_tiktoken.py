@@ -1,4 +1,5 @@
 """``from purebpe.compat import tiktoken``: tiktoken's README runs unchanged, with tiktoken's ids."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,8 +9,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from _tokenizer_files import tokenizer_file
+
 from purebpe.compat import tiktoken
 from purebpe.compat.tiktoken import registry
 from purebpe.errors import PureBPEError
@@ -60,7 +61,9 @@ def test_ids_equal_tiktoken(rank_dir: Path) -> None:
     for name in ("cl100k_base", "o200k_base", "r50k_base", "gpt2"):
         ours = tiktoken.get_encoding(name)
         theirs = real.Encoding(
-            name, pat_str=ours._pat_str, mergeable_ranks=ours._mergeable_ranks,
+            name,
+            pat_str=ours._pat_str,
+            mergeable_ranks=ours._mergeable_ranks,
             special_tokens=ours._special_tokens,
         )
         assert ours.n_vocab == theirs.n_vocab and ours.eot_token == theirs.eot_token
@@ -99,7 +102,9 @@ def test_load_refuses_urls_and_wrong_hashes(tmp_path: Path) -> None:
 
 
 def test_get_encoding_reads_tiktokens_cache_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    key = hashlib.sha1(b"https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken").hexdigest()
+    key = hashlib.sha1(
+        b"https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    ).hexdigest()
     shutil.copy(tokenizer_file("cl100k_base.tiktoken"), tmp_path / key)
     monkeypatch.delenv("PUREBPE_TIKTOKEN_DIR", raising=False)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))

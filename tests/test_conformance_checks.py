@@ -1,6 +1,7 @@
 """The checks issue 17 added to purebpe.testing: the time limit, worker processes with
 other hash seeds, the counts-level entry point, the limits found by signature, and the
 Hugging Face semantics (with ``tokenizers`` itself where it is installed)."""
+
 from __future__ import annotations
 
 import sys
@@ -14,19 +15,24 @@ import pytest
 import purebpe
 from purebpe.testing import check_trainer, check_trainer_from_counts
 from purebpe.testing.checks import conformance
-from purebpe.testing.isolation import Worker, call_with_time_limit, spec_of
 from purebpe.testing.harness import TimeLimitExceeded
+from purebpe.testing.isolation import Worker, call_with_time_limit, spec_of
 from purebpe.testing.trainer_checks import accepts, lines_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 
 def counts_trainer(
-    word_counts: Dict[bytes, int], vocab_size: int, special_tokens: List[str], min_frequency: int = 1,
+    word_counts: Dict[bytes, int],
+    vocab_size: int,
+    special_tokens: List[str],
+    min_frequency: int = 1,
     max_token_length: Optional[int] = None,
 ) -> Any:
     counts = purebpe.WordCounts(word_counts, tuple(special_tokens))
-    model = purebpe.train_from_counts(counts, vocab_size, min_frequency=min_frequency, max_token_length=max_token_length)
+    model = purebpe.train_from_counts(
+        counts, vocab_size, min_frequency=min_frequency, max_token_length=max_token_length
+    )
     return model.vocab, model.merges
 
 
@@ -72,7 +78,9 @@ def test_specs_are_found_for_importable_functions_only() -> None:
     assert spec_of(purebpe.train_bpe) == "purebpe.training:train_bpe"
     assert spec_of(counts_trainer) == "test_conformance_checks:counts_trainer"
     assert spec_of(lambda path, size, specials: None) is None
-    names = [o.name for o in conformance("trainer", lambda p, v, s: purebpe.train_bpe(p, v, s), properties=None)]
+    names = [
+        o.name for o in conformance("trainer", lambda p, v, s: purebpe.train_bpe(p, v, s), properties=None)
+    ]
     assert "deterministic across processes" not in names and "min_frequency" not in names
 
 
@@ -92,12 +100,13 @@ def test_lines_are_cut_as_tokenizers_reads_a_file() -> None:
 
 
 def test_canonical_purebpe_fails_hf_semantics_on_a_tie() -> None:
-    outcomes = {o.name: o for o in conformance("trainer", purebpe.train_bpe, semantics="hf", properties=["corner cases"])}
+    outcomes = {
+        o.name: o
+        for o in conformance("trainer", purebpe.train_bpe, semantics="hf", properties=["corner cases"])
+    }
     report = outcomes["corner cases"].report()
     assert "a tie: Hugging Face takes the pair of the smallest ids" in report, report
     assert "tie_break='hf'" in report
-
-
 
 
 def test_hf_tokenizers_passes_hf_semantics_and_fails_canonical() -> None:
@@ -105,7 +114,11 @@ def test_hf_tokenizers_passes_hf_semantics_and_fails_canonical() -> None:
     import hf_trainer_adapter
 
     check_trainer(hf_trainer_adapter.train_bpe, semantics="hf")
-    failed = [o.name for o in conformance("trainer", hf_trainer_adapter.train_bpe, properties=["corner cases"]) if not o.passed]
+    failed = [
+        o.name
+        for o in conformance("trainer", hf_trainer_adapter.train_bpe, properties=["corner cases"])
+        if not o.passed
+    ]
     assert failed == ["corner cases"]
 
 
@@ -116,5 +129,21 @@ def test_cli_trains_with_hf_ties(tmp_path: Path) -> None:
     corpus.write_bytes(b"ab ba")  # (a, b), (b, a), ( , b) tie: hf takes the smallest ids
     for tie_break, first in (("hf", (b"a", b"b")), ("canonical", (b"b", b"a"))):
         out = tmp_path / tie_break
-        assert main(["train", str(corpus), "--vocab-size", "257", "--tie-break", tie_break, "-o", str(out), "--progress", "none"]) == 0
+        assert (
+            main(
+                [
+                    "train",
+                    str(corpus),
+                    "--vocab-size",
+                    "257",
+                    "--tie-break",
+                    tie_break,
+                    "-o",
+                    str(out),
+                    "--progress",
+                    "none",
+                ]
+            )
+            == 0
+        )
         assert purebpe.load(out).merges == [first]

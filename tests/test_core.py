@@ -1,4 +1,5 @@
 """The shared core: merging a word, replaying merges, the tie-break and reverse keys."""
+
 from __future__ import annotations
 
 from typing import List, Sequence, Tuple
@@ -47,7 +48,9 @@ pair = st.tuples(nonempty_edge_bytes, nonempty_edge_bytes)
 
 
 @given(pair, pair)
-def test_concatenated_reverse_keys_reverse_the_order_of_pairs(p: Tuple[bytes, bytes], q: Tuple[bytes, bytes]) -> None:
+def test_concatenated_reverse_keys_reverse_the_order_of_pairs(
+    p: Tuple[bytes, bytes], q: Tuple[bytes, bytes]
+) -> None:
     key_p = reverse_bytes_key(p[0]) + reverse_bytes_key(p[1])
     key_q = reverse_bytes_key(q[0]) + reverse_bytes_key(q[1])
     assert (key_p < key_q) == (p > q)

@@ -1,5 +1,6 @@
 """Every corpus layout counts as its joined text: JSON lines, Parquet, compressed files,
 directories, globs and streams, with 1 and 2 processes; bad input fails in one line."""
+
 from __future__ import annotations
 
 import bz2
@@ -33,7 +34,9 @@ try:
 except ImportError:
     zstandard = None
 
-needs_pyarrow = pytest.mark.skipif(pq is None, reason="pyarrow is not installed (PyPy): see test_parquet_without_pyarrow")
+needs_pyarrow = pytest.mark.skipif(
+    pq is None, reason="pyarrow is not installed (PyPy): see test_parquet_without_pyarrow"
+)
 needs_zstd = pytest.mark.skipif(zstandard is None, reason="zstandard is not installed")
 
 
@@ -70,8 +73,14 @@ def joined_counts(tmp_path: Path, docs: List[str], processes: int = 1) -> Dict[b
     return count(text, [SEP], processes=processes).words
 
 
-LAYOUTS = ["jsonl", "jsonl.gz", "jsonl.bz2", pytest.param("jsonl.zst", marks=needs_zstd),
-           pytest.param("parquet-zstd", marks=needs_pyarrow), pytest.param("parquet-snappy", marks=needs_pyarrow)]
+LAYOUTS = [
+    "jsonl",
+    "jsonl.gz",
+    "jsonl.bz2",
+    pytest.param("jsonl.zst", marks=needs_zstd),
+    pytest.param("parquet-zstd", marks=needs_pyarrow),
+    pytest.param("parquet-snappy", marks=needs_pyarrow),
+]
 
 
 def sample_docs(n: int = 2500) -> List[str]:
@@ -118,16 +127,24 @@ def test_nested_text_key(tmp_path: Path) -> None:
 
 
 docs_strategy = st.lists(
-    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="<"), max_size=40), min_size=1, max_size=25
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="<"), max_size=40),
+    min_size=1,
+    max_size=25,
 )
 
 
 @settings(max_examples=25)
 @given(docs=docs_strategy, processes=st.sampled_from([1, 2]))
-def test_random_documents_count_the_same_in_every_layout(tmp_path_factory: Any, docs: List[str], processes: int) -> None:
+def test_random_documents_count_the_same_in_every_layout(
+    tmp_path_factory: Any, docs: List[str], processes: int
+) -> None:
     tmp = tmp_path_factory.mktemp("h")
     expected = joined_counts(tmp, docs)
-    layouts = ["jsonl", "jsonl.gz", "txt.xz"] + (["jsonl.zst"] if zstandard else []) + (["parquet-zstd"] if pq else [])
+    layouts = (
+        ["jsonl", "jsonl.gz", "txt.xz"]
+        + (["jsonl.zst"] if zstandard else [])
+        + (["parquet-zstd"] if pq else [])
+    )
     for layout in layouts:
         path = write_layout(tmp / "c", docs, layout)
         specials = [SEP] if layout.startswith("txt") else []
@@ -137,7 +154,9 @@ def test_random_documents_count_the_same_in_every_layout(tmp_path_factory: Any, 
 
 @given(docs=docs_strategy, cap=st.integers(1, 30), limit=st.integers(1, 300))
 @settings(max_examples=25)
-def test_caps_are_the_same_as_capping_by_hand(tmp_path_factory: Any, docs: List[str], cap: int, limit: int) -> None:
+def test_caps_are_the_same_as_capping_by_hand(
+    tmp_path_factory: Any, docs: List[str], cap: int, limit: int
+) -> None:
     tmp = tmp_path_factory.mktemp("caps")
     capped, total = [], 0
     for doc in docs:
@@ -154,9 +173,12 @@ def test_caps_are_the_same_as_capping_by_hand(tmp_path_factory: Any, docs: List[
 
 # --- bad input: one line naming the file and the line, record or row group ---------------
 
+
 def test_errors_name_file_and_line_and_skip_counts(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"text": "fine"}\nnot json\n{"body": "x"}\n{"text": 3}\n{"text": "ok"}\n', encoding="utf-8")
+    path.write_text(
+        '{"text": "fine"}\nnot json\n{"body": "x"}\n{"text": 3}\n{"text": "ok"}\n', encoding="utf-8"
+    )
     for processes in (1, 2):
         with pytest.raises(InputError, match=r"bad.jsonl, line 2: not JSON"):
             count(path, processes=processes)
@@ -181,8 +203,17 @@ def test_line_numbers_are_right_in_a_later_range(tmp_path: Path) -> None:
         count(path, processes=2)
 
 
-@pytest.mark.parametrize("suffix, compress", [(".jsonl.gz", gzip.compress), pytest.param(".jsonl.zst", lambda b: zstandard.ZstdCompressor().compress(b), marks=needs_zstd), (".txt.xz", lzma.compress)])
-def test_truncated_streams_fail_in_one_line(tmp_path: Path, suffix: str, compress: Callable[[bytes], bytes]) -> None:
+@pytest.mark.parametrize(
+    "suffix, compress",
+    [
+        (".jsonl.gz", gzip.compress),
+        pytest.param(".jsonl.zst", lambda b: zstandard.ZstdCompressor().compress(b), marks=needs_zstd),
+        (".txt.xz", lzma.compress),
+    ],
+)
+def test_truncated_streams_fail_in_one_line(
+    tmp_path: Path, suffix: str, compress: Callable[[bytes], bytes]
+) -> None:
     data = compress(("".join(json.dumps({"text": f"doc {i}"}) + "\n" for i in range(5000))).encode())
     path = tmp_path / ("t" + suffix)
     path.write_bytes(data[: len(data) // 2])
@@ -231,12 +262,17 @@ def test_parquet_without_pyarrow(tmp_path: Path) -> None:
         "from purebpe.cli import main; sys.exit(main(['count', sys.argv[1], '-o', 'c.tsv.gz', '--progress', 'none']))"
     )
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
-    result = subprocess.run([sys.executable, "-c", script, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert result.returncode == 2
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in line
     assert "shard.parquet: reading Parquet needs pyarrow (pip install 'purebpe[parquet]')" in line
-    assert "purebpe count shards/*.parquet -o counts.tsv.gz" in line and "purebpe train --counts counts.tsv.gz" in line
+    assert (
+        "purebpe count shards/*.parquet -o counts.tsv.gz" in line
+        and "purebpe train --counts counts.tsv.gz" in line
+    )
     assert not (tmp_path / "c.tsv.gz").exists()
 
 
@@ -249,9 +285,14 @@ def test_zstd_without_a_backend(tmp_path: Path) -> None:
         "from purebpe.cli import main; sys.exit(main(['count', sys.argv[1], '-o', 'c.tsv.gz', '--progress', 'none']))"
     )
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
-    result = subprocess.run([sys.executable, "-c", script, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert result.returncode == 2, result.stderr
-    assert "d.jsonl.zst: is zstd-compressed and no zstd module is installed; pip install 'purebpe[zstd]'" in result.stderr
+    assert (
+        "d.jsonl.zst: is zstd-compressed and no zstd module is installed; pip install 'purebpe[zstd]'"
+        in result.stderr
+    )
     assert len(result.stderr.strip().splitlines()) == 1
 
 

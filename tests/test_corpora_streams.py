@@ -1,5 +1,6 @@
 """Streams and files that change: a FIFO, ``/dev/stdin`` or ``<(...)`` with two processes is
 read by the parent (no hang), and a file replaced or rewritten during a count fails it."""
+
 from __future__ import annotations
 
 import gzip
@@ -27,14 +28,22 @@ TIMEOUT = 60  # a hang fails the test instead of the suite
 
 def corpus(tmp_path: Path) -> Path:
     path = tmp_path / "corpus.jsonl"
-    path.write_text("".join(json.dumps({"text": f"line {i} of the stream, word{i % 97}"}) + "\n" for i in range(30000)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"text": f"line {i} of the stream, word{i % 97}"}) + "\n" for i in range(30000)),
+        encoding="utf-8",
+    )
     return path
 
 
 def cli(args: List[str], cwd: Path, **kwargs: Any) -> "subprocess.CompletedProcess[str]":
     return subprocess.run(
-        [sys.executable, "-m", "purebpe", *args], cwd=cwd, env=ENV, capture_output=True, text=True,
-        timeout=TIMEOUT, **kwargs
+        [sys.executable, "-m", "purebpe", *args],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        **kwargs,
     )
 
 
@@ -59,15 +68,36 @@ def test_dev_stdin_and_process_substitution_with_two_processes(tmp_path: Path) -
     source = corpus(tmp_path)
     expected = count(source, processes=1).words
     with open(source, "rb") as stdin:
-        result = cli(["count", "/dev/stdin", "--format", "jsonl", "--processes", "2", "-o", "a.tsv.gz", "--progress", "none"], tmp_path, stdin=stdin)
+        result = cli(
+            [
+                "count",
+                "/dev/stdin",
+                "--format",
+                "jsonl",
+                "--processes",
+                "2",
+                "-o",
+                "a.tsv.gz",
+                "--progress",
+                "none",
+            ],
+            tmp_path,
+            stdin=stdin,
+        )
     assert result.returncode == 0, result.stderr
     assert WordCounts.load(tmp_path / "a.tsv.gz").words == expected
     with open(source, "rb") as stdin:
-        result = cli(["count", "-", "--format", "jsonl", "--processes", "2", "-o", "b.tsv.gz", "--progress", "none"], tmp_path, stdin=stdin)
+        result = cli(
+            ["count", "-", "--format", "jsonl", "--processes", "2", "-o", "b.tsv.gz", "--progress", "none"],
+            tmp_path,
+            stdin=stdin,
+        )
     assert result.returncode == 0, result.stderr
     assert WordCounts.load(tmp_path / "b.tsv.gz").words == expected
     command = f"{sys.executable} -m purebpe count <(cat {source}) --format jsonl --processes 2 -o c.tsv.gz --progress none"
-    result = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=TIMEOUT
+    )
     assert result.returncode == 0, result.stderr
     assert WordCounts.load(tmp_path / "c.tsv.gz").words == expected
 
@@ -75,7 +105,24 @@ def test_dev_stdin_and_process_substitution_with_two_processes(tmp_path: Path) -
 def test_train_from_a_pipe_with_two_processes(tmp_path: Path) -> None:
     source = corpus(tmp_path)
     with open(source, "rb") as stdin:
-        result = cli(["train", "-", "--format", "jsonl", "--processes", "2", "--vocab-size", "300", "-o", "m", "--progress", "none"], tmp_path, stdin=stdin)
+        result = cli(
+            [
+                "train",
+                "-",
+                "--format",
+                "jsonl",
+                "--processes",
+                "2",
+                "--vocab-size",
+                "300",
+                "-o",
+                "m",
+                "--progress",
+                "none",
+            ],
+            tmp_path,
+            stdin=stdin,
+        )
     assert result.returncode == 0, result.stderr
     assert purebpe.load(tmp_path / "m").merges == purebpe.train(source, 300, processes=1).merges
 
@@ -102,6 +149,7 @@ def _truncate(path: Path) -> Callable[[], None]:
     def change() -> None:
         with open(path, "r+b") as f:
             f.truncate(path.stat().st_size // 2)
+
     return change
 
 
@@ -110,6 +158,7 @@ def _replace(path: Path) -> Callable[[], None]:
         other = path.with_name("other")
         other.write_bytes(path.read_bytes()[::-1].replace(b"\n", b" ") + b"\n")
         os.replace(other, path)
+
     return change
 
 
@@ -120,12 +169,15 @@ def _rewrite_same_size(path: Path) -> Callable[[], None]:
             f.write(data.upper())
         st = path.stat()
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
     return change
 
 
 @pytest.mark.parametrize("change", [_truncate, _replace, _rewrite_same_size])
 @pytest.mark.parametrize("name", ["corpus.txt", "corpus.jsonl"])
-def test_a_file_changed_during_a_count_fails_it(tmp_path: Path, change: Callable[[Path], Callable[[], None]], name: str) -> None:
+def test_a_file_changed_during_a_count_fails_it(
+    tmp_path: Path, change: Callable[[Path], Callable[[], None]], name: str
+) -> None:
     path = tmp_path / name
     line = json.dumps({"text": "words of a file that will change under the count"})
     path.write_text((line + "\n") * 40000, encoding="utf-8")
@@ -160,11 +212,15 @@ def test_a_file_changed_during_a_cli_count_writes_nothing(tmp_path: Path) -> Non
         outcomes = []
         for round in range(4):
             out = tmp_path / f"c{round}.tsv.gz"
-            result = cli(["count", str(path), "--processes", "2", "-o", str(out), "--progress", "none"], tmp_path)
+            result = cli(
+                ["count", str(path), "--processes", "2", "-o", str(out), "--progress", "none"], tmp_path
+            )
             if result.returncode == 0:
                 words = WordCounts.load(out).words
-                assert words in ({b"alpha": 400000, b" beta": 400000, b" gamma": 400000, b"\n": 400000},
-                                 {b"delta": 300000, b" epsilon": 300000, b"\n": 300000}), "mixed counts"
+                assert words in (
+                    {b"alpha": 400000, b" beta": 400000, b" gamma": 400000, b"\n": 400000},
+                    {b"delta": 300000, b" epsilon": 300000, b"\n": 300000},
+                ), "mixed counts"
             else:
                 assert result.returncode == 2 and "while it was read" in result.stderr, result.stderr
                 assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
@@ -176,7 +232,22 @@ def test_a_file_changed_during_a_cli_count_writes_nothing(tmp_path: Path) -> Non
 
 
 def test_superbpe_refuses_a_stream_it_would_read_twice(tmp_path: Path) -> None:
-    result = cli(["train", "-", "--superbpe", "--transition", "10", "--vocab-size", "300", "-o", "m", "--progress", "none"],
-                 tmp_path, input="some text\n")
+    result = cli(
+        [
+            "train",
+            "-",
+            "--superbpe",
+            "--transition",
+            "10",
+            "--vocab-size",
+            "300",
+            "-o",
+            "m",
+            "--progress",
+            "none",
+        ],
+        tmp_path,
+        input="some text\n",
+    )
     assert result.returncode == 2 and "-: --superbpe reads the corpus twice" in result.stderr
     assert not (tmp_path / "m").exists()

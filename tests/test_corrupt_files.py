@@ -1,6 +1,7 @@
 """Every file purebpe reads, corrupted every way: truncated at every length, bytes flipped,
 each JSON field given a value of every other type. The load gives a model that encodes, or a
 one-line ``PureBPEError`` naming the file; never another exception, in the API or the CLI."""
+
 from __future__ import annotations
 
 import gzip
@@ -91,9 +92,15 @@ def test_truncated_at_every_length(target: Tuple[str, str, bool], originals: Any
 
 @pytest.mark.parametrize("target", TARGETS, ids=TARGET_IDS)
 @settings(max_examples=60)
-@given(flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=4))
-def test_bytes_flipped(target: Tuple[str, str, bool], originals: Any,
-                       tmp_path_factory: pytest.TempPathFactory, flips: List[Tuple[float, int]]) -> None:
+@given(
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=4)
+)
+def test_bytes_flipped(
+    target: Tuple[str, str, bool],
+    originals: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    flips: List[Tuple[float, int]],
+) -> None:
     data = bytearray(originals[target])
     for where, value in flips:
         data[int(where * len(data))] = value
@@ -127,8 +134,12 @@ def replaced(document: Any, path: Tuple[Any, ...], value: Any) -> Any:
 JSON_TARGETS = [t for t in TARGETS if t[1].endswith(".json")]
 
 
-@pytest.mark.parametrize("target", JSON_TARGETS, ids=[f"{t[1]}{'' if t[2] else ' (no pair record)'}" for t in JSON_TARGETS])
-def test_every_json_field_of_every_type(target: Tuple[str, str, bool], originals: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "target", JSON_TARGETS, ids=[f"{t[1]}{'' if t[2] else ' (no pair record)'}" for t in JSON_TARGETS]
+)
+def test_every_json_field_of_every_type(
+    target: Tuple[str, str, bool], originals: Any, tmp_path: Path
+) -> None:
     document = json.loads(originals[target])
     for path in json_paths(document):
         for value in ODD_VALUES:
@@ -207,10 +218,13 @@ def test_counts_file_truncated_at_every_length_and_its_text_too(tmp_path: Path) 
 
 
 @settings(max_examples=100)
-@given(flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=3),
-       compressed=st.booleans())
-def test_counts_file_bytes_flipped(tmp_path_factory: pytest.TempPathFactory, flips: List[Tuple[float, int]],
-                                   compressed: bool) -> None:
+@given(
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=3),
+    compressed=st.booleans(),
+)
+def test_counts_file_bytes_flipped(
+    tmp_path_factory: pytest.TempPathFactory, flips: List[Tuple[float, int]], compressed: bool
+) -> None:
     data = bytearray(counts_file_bytes() if compressed else gzip.decompress(counts_file_bytes()))
     for where, value in flips:
         data[int(where * len(data))] = value
@@ -231,13 +245,25 @@ def assert_cli_outcome(status: int, err: str, named: Path) -> None:
 
 
 @pytest.mark.parametrize("suffix", [".npy", ".bin", ".txt"])
-def test_cli_decode_of_truncated_and_flipped_ids(suffix: str, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_decode_of_truncated_and_flipped_ids(
+    suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     MODEL.save(tmp_path / "model")
     (tmp_path / "text.txt").write_text(SAMPLE * 3, encoding="utf-8")
     ids = tmp_path / f"ids{suffix}"
-    status, err = run_main(["encode", "--tokenizer", str(tmp_path / "model"), str(tmp_path / "text.txt"),
-                            "-o", str(ids), "--progress", "none"], capsys)
+    status, err = run_main(
+        [
+            "encode",
+            "--tokenizer",
+            str(tmp_path / "model"),
+            str(tmp_path / "text.txt"),
+            "-o",
+            str(ids),
+            "--progress",
+            "none",
+        ],
+        capsys,
+    )
     assert status == 0, err
     data = ids.read_bytes()
     bad = tmp_path / f"bad{suffix}"
@@ -245,20 +271,34 @@ def test_cli_decode_of_truncated_and_flipped_ids(suffix: str, tmp_path: Path,
     variants += [data[:i] + bytes([(data[i] + 97) % 256]) + data[i + 1 :] for i in range(0, len(data), 3)]
     for variant in variants:
         bad.write_bytes(variant)
-        status, err = run_main(["decode", "--tokenizer", str(tmp_path / "model"), str(bad),
-                                "-o", str(tmp_path / "out.txt")], capsys)
+        status, err = run_main(
+            ["decode", "--tokenizer", str(tmp_path / "model"), str(bad), "-o", str(tmp_path / "out.txt")],
+            capsys,
+        )
         assert_cli_outcome(status, err, bad)
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=TARGET_IDS)
-def test_cli_encode_with_a_truncated_model(target: Tuple[str, str, bool], originals: Any, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_encode_with_a_truncated_model(
+    target: Tuple[str, str, bool], originals: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "text.txt").write_text(SAMPLE, encoding="utf-8")
     data = originals[target]
     for length in range(0, len(data), max(1, len(data) // 60)):  # the API test takes every length
         directory = corrupted(tmp_path, target, data[:length])
-        status, err = run_main(["encode", "--tokenizer", str(directory), str(tmp_path / "text.txt"),
-                                "-o", str(tmp_path / "ids.txt"), "--progress", "none"], capsys)
+        status, err = run_main(
+            [
+                "encode",
+                "--tokenizer",
+                str(directory),
+                str(tmp_path / "text.txt"),
+                "-o",
+                str(tmp_path / "ids.txt"),
+                "--progress",
+                "none",
+            ],
+            capsys,
+        )
         assert_cli_outcome(status, err, directory)
 
 
@@ -267,8 +307,9 @@ def test_cli_train_with_a_corrupt_counts_file(tmp_path: Path, capsys: pytest.Cap
     path = tmp_path / "c.tsv.gz"
     for length in range(len(data)):
         path.write_bytes(data[:length])
-        status, err = run_main(["train", "--counts", str(path), "--progress", "none",
-                                "-o", str(tmp_path / "m")], capsys)
+        status, err = run_main(
+            ["train", "--counts", str(path), "--progress", "none", "-o", str(tmp_path / "m")], capsys
+        )
         assert_cli_outcome(status, err, path)
 
 
@@ -278,21 +319,39 @@ def test_a_merge_of_a_token_no_merge_makes_is_refused_at_load(tmp_path: Path) ->
     save_valid(tmp_path, "gpt2", keep_pair_record=False)
     lines = (tmp_path / "merges.txt").read_text(encoding="utf-8").split("\n")
     (tmp_path / "merges.txt").write_text("\n".join(lines[:1] + lines[2:]), encoding="utf-8")
-    with pytest.raises(PureBPEError, match=r"merge 0 \(b'ab', b'c'\) uses b'ab', which only a special token is"):
+    with pytest.raises(
+        PureBPEError, match=r"merge 0 \(b'ab', b'c'\) uses b'ab', which only a special token is"
+    ):
         purebpe.load(tmp_path)
 
 
 @pytest.mark.parametrize(
     "format, name, edit, message",
     [
-        ("purebpe", "purebpe.json", lambda d: d.update(vocab=[]), '"vocab" and "special_tokens" must be JSON objects'),
-        ("purebpe", "purebpe.json", lambda d: d.update(special_tokens={"<s>": "259"}), "has id '259', not an int"),
-        ("purebpe", "purebpe.json", lambda d: d.update(special_tokens={"\ud800": 259}), "is not valid Unicode"),
+        (
+            "purebpe",
+            "purebpe.json",
+            lambda d: d.update(vocab=[]),
+            '"vocab" and "special_tokens" must be JSON objects',
+        ),
+        (
+            "purebpe",
+            "purebpe.json",
+            lambda d: d.update(special_tokens={"<s>": "259"}),
+            "has id '259', not an int",
+        ),
+        (
+            "purebpe",
+            "purebpe.json",
+            lambda d: d.update(special_tokens={"\ud800": 259}),
+            "is not valid Unicode",
+        ),
         ("gpt2", "vocab.json", lambda d: d.update({"\ud800": 261}), "is not valid Unicode"),
     ],
 )
-def test_the_cases_the_issue_lists(tmp_path: Path, format: str, name: str, edit: Callable[[Any], None],
-                                   message: str) -> None:
+def test_the_cases_the_issue_lists(
+    tmp_path: Path, format: str, name: str, edit: Callable[[Any], None], message: str
+) -> None:
     save_valid(tmp_path, format, keep_pair_record=False)
     document = json.loads((tmp_path / name).read_text(encoding="utf-8"))
     edit(document)

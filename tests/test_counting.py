@@ -1,4 +1,5 @@
 """Word counting: streaming chunks, special tokens, parallelism, bad input."""
+
 from __future__ import annotations
 
 import collections
@@ -13,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import purebpe
-from purebpe.corpus import default_corpus
 from purebpe import counting
+from purebpe.corpus import default_corpus
 from purebpe.counting import (
     ChunkCutter,
     PackedCounts,
@@ -34,7 +35,8 @@ SPECIALS = ["<|endoftext|>", "<|endoftext|><|endoftext|>", "<pad>"]
 # multi-byte characters (including Unicode whitespace), and pieces of special tokens.
 # Uppercase, marks, "/" and digit runs for the patterns whose rules involve them.
 cutter_alphabet = st.sampled_from(
-    list(" \t\n\r\x0b\x0c ab'sSZ9-./") + ["\u00a0", "\u3000", "\u2028", "\x85", "\x1c", "é", "中", "😀", "<|", "|>"]
+    list(" \t\n\r\x0b\x0c ab'sSZ9-./")
+    + ["\u00a0", "\u3000", "\u2028", "\x85", "\x1c", "é", "中", "😀", "<|", "|>"]
     + ["\r\n", "1234", "\u0301", "\u017f", "Ab"]
 )
 cutter_text = st.lists(
@@ -90,9 +92,7 @@ def test_chunked_counting_in_two_processes_equals_the_whole_text(
 ) -> None:
     # Workers count file ranges of several chunks each; the cuts are the same rule.
     path = write(tmp_path_factory.mktemp("c"), text * 3)
-    counts = purebpe.count(
-        path, ["<pad>"], pretokenizer=pretokenizer, chunk_bytes=chunk_bytes, processes=2
-    )
+    counts = purebpe.count(path, ["<pad>"], pretokenizer=pretokenizer, chunk_bytes=chunk_bytes, processes=2)
     assert counts.words == expected_counts(text * 3, ["<pad>"], pretokenizer)
 
 

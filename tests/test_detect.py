@@ -1,4 +1,5 @@
 """Recognising tokenizer files by content, and loading each kind (``purebpe.files.detect``)."""
+
 from __future__ import annotations
 
 import json
@@ -6,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _tokenizer_files import tokenizer_file
 
 import purebpe
-from _tokenizer_files import tokenizer_file
 from purebpe.errors import PureBPEError
 from purebpe.files.detect import detect, load_tokenizer
 
@@ -17,8 +18,9 @@ TEXT = "Hello world! It's 2024: \u4f60\u597d \U0001f600  \n\n x"
 
 @pytest.fixture(scope="module")
 def trained() -> purebpe.BPEModel:
-    return purebpe.train_from_iterator(["hello world, hello there! " * 20, "it's a test 12345"], 300,
-                                       ["<|endoftext|>"])
+    return purebpe.train_from_iterator(
+        ["hello world, hello there! " * 20, "it's a test 12345"], 300, ["<|endoftext|>"]
+    )
 
 
 def test_real_files_are_recognised_by_content(tmp_path: Path) -> None:
@@ -30,7 +32,9 @@ def test_real_files_are_recognised_by_content(tmp_path: Path) -> None:
     renamed = tmp_path / "whatever.bin"  # content, not the name, decides
     shutil.copy(tokenizer_file("anthropic-tokenizer.json"), renamed)
     assert detect(renamed) == "hf"
-    assert load_tokenizer(renamed).encode("hello world") == purebpe.Tokenizer.from_file(renamed).encode("hello world")
+    assert load_tokenizer(renamed).encode("hello world") == purebpe.Tokenizer.from_file(renamed).encode(
+        "hello world"
+    )
 
 
 def test_rank_files_need_an_encoding_unless_their_name_gives_it(tmp_path: Path) -> None:
@@ -40,9 +44,14 @@ def test_rank_files_need_an_encoding_unless_their_name_gives_it(tmp_path: Path) 
     assert tok.special_ids["<|eot_id|>"] == 128009 and tok.pretokenizer == "llama3"
     cl100k = load_tokenizer(tokenizer_file("cl100k_base.tiktoken"))  # the official name names it
     assert cl100k.encode("hello world") == [15339, 1917] and cl100k.eot_token == 100257
-    own = load_tokenizer(tokenizer_file("qwen.tiktoken"), pattern=purebpe.PATTERNS["qwen"],
-                         special_tokens={"<|endoftext|>": 151643})
-    assert own.pretokenizer == "qwen" and own.encode("123") == own.encode("1") + own.encode("2") + own.encode("3")
+    own = load_tokenizer(
+        tokenizer_file("qwen.tiktoken"),
+        pattern=purebpe.PATTERNS["qwen"],
+        special_tokens={"<|endoftext|>": 151643},
+    )
+    assert own.pretokenizer == "qwen" and own.encode("123") == own.encode("1") + own.encode("2") + own.encode(
+        "3"
+    )
 
 
 def test_tekken_folder_and_purebpe_and_gpt2_files(tmp_path: Path, trained: purebpe.BPEModel) -> None:

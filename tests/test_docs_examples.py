@@ -7,6 +7,7 @@ interpreter lacks (``cupy``, ``tokenizers``...) ends the page's run with a skip 
 The site's Markdown is checked for what ``mkdocs --strict`` lets through: a table written
 on one line with literal ``\\n`` escapes.
 """
+
 from __future__ import annotations
 
 import doctest
@@ -21,11 +22,10 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
+from _tokenizer_files import tokenizer_file
 
 import purebpe
 from purebpe.corpus import default_corpus
-
-from _tokenizer_files import tokenizer_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -1,5 +1,6 @@
 """``purebpe encode`` over every layout: in parallel, in order, byte-identical to one
 process; document separators; .npy, .bin with its dtype recorded, and .bin shards."""
+
 from __future__ import annotations
 
 import gzip
@@ -26,19 +27,31 @@ except ImportError:
 
 
 def cli(args: List[str], cwd: Path, **kwargs: Any) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run([sys.executable, "-m", "purebpe", *args], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "purebpe", *args],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: Any) -> Path:
     tmp = tmp_path_factory.mktemp("enc")
-    docs = [f"Document {i}: the quick brown fox {'jumps ' * (i % 7)}over {i} lazy dogs.\n" for i in range(3000)]
+    docs = [
+        f"Document {i}: the quick brown fox {'jumps ' * (i % 7)}over {i} lazy dogs.\n" for i in range(3000)
+    ]
     (tmp / "joined.txt").write_text(SEP.join(docs), encoding="utf-8")
     lines = "".join(json.dumps({"text": d}) + "\n" for d in docs).encode("utf-8")
     (tmp / "docs.jsonl").write_bytes(lines)
     (tmp / "docs.jsonl.gz").write_bytes(gzip.compress(lines))
     if pq is not None:
-        pq.write_table(pa.table({"text": docs}), tmp / "docs.parquet", row_group_size=1024, compression="zstd")
+        pq.write_table(
+            pa.table({"text": docs}), tmp / "docs.parquet", row_group_size=1024, compression="zstd"
+        )
     purebpe.train(tmp / "joined.txt", 400, [SEP], processes=1).save(tmp / "tok")
     return tmp
 
@@ -54,12 +67,29 @@ def test_every_layout_encodes_as_the_joined_text_in_any_number_of_processes(setu
     if layout.endswith("parquet") and pq is None:
         pytest.skip("pyarrow is not installed (PyPy): the Parquet error path is tested in test_corpora")
     tokenizer = purebpe.load(setup / "tok").tokenizer()
-    expected = tokenizer.encode((setup / "joined.txt").read_text(encoding="utf-8")) + [tokenizer.encode_single_token(SEP)]
+    expected = tokenizer.encode((setup / "joined.txt").read_text(encoding="utf-8")) + [
+        tokenizer.encode_single_token(SEP)
+    ]
     outputs = []
     for processes in ("1", "2", "3"):
         out = setup / f"{layout}.{processes}.bin"
-        result = cli(["encode", "--tokenizer", "tok", layout, "-o", out.name, "--doc-separator", SEP,
-                      "--processes", processes, "--progress", "none"], setup)
+        result = cli(
+            [
+                "encode",
+                "--tokenizer",
+                "tok",
+                layout,
+                "-o",
+                out.name,
+                "--doc-separator",
+                SEP,
+                "--processes",
+                processes,
+                "--progress",
+                "none",
+            ],
+            setup,
+        )
         assert result.returncode == 0, result.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] == outputs[2]
@@ -69,8 +99,36 @@ def test_every_layout_encodes_as_the_joined_text_in_any_number_of_processes(setu
 def test_text_in_parallel_is_byte_identical(setup: Path) -> None:
     big = setup / "big.txt"
     big.write_text((setup / "joined.txt").read_text(encoding="utf-8") * 3, encoding="utf-8")
-    one = cli(["encode", "--tokenizer", "tok", "big.txt", "-o", "one.npy", "--processes", "1", "--progress", "none"], setup)
-    two = cli(["encode", "--tokenizer", "tok", "big.txt", "-o", "two.npy", "--processes", "2", "--progress", "none"], setup)
+    one = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "big.txt",
+            "-o",
+            "one.npy",
+            "--processes",
+            "1",
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
+    two = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "big.txt",
+            "-o",
+            "two.npy",
+            "--processes",
+            "2",
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
     assert (setup / "one.npy").read_bytes() == (setup / "two.npy").read_bytes()
     numpy = pytest.importorskip("numpy")
@@ -79,22 +137,81 @@ def test_text_in_parallel_is_byte_identical(setup: Path) -> None:
 
 
 def test_shards_hold_the_ids_in_order(setup: Path) -> None:
-    whole = cli(["encode", "--tokenizer", "tok", "docs.jsonl", "-o", "whole.bin", "--doc-separator", SEP, "--progress", "none"], setup)
+    whole = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "docs.jsonl",
+            "-o",
+            "whole.bin",
+            "--doc-separator",
+            SEP,
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
     assert whole.returncode == 0, whole.stderr
-    result = cli(["encode", "--tokenizer", "tok", "docs.jsonl", "-o", "shards", "--shard-tokens", "10000",
-                  "--doc-separator", SEP, "--processes", "2", "--progress", "none"], setup)
+    result = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "docs.jsonl",
+            "-o",
+            "shards",
+            "--shard-tokens",
+            "10000",
+            "--doc-separator",
+            SEP,
+            "--processes",
+            "2",
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
     assert result.returncode == 0, result.stderr
     names = sorted(os.listdir(setup / "shards"))
     bins = [n for n in names if n.endswith(".bin")]
     assert bins[0] == "shard_000000.bin" and all(n + ".json" in names for n in bins)
     assert all(len(ids_of(setup / "shards" / n)) == 10000 for n in bins[:-1])
     assert b"".join((setup / "shards" / n).read_bytes() for n in bins) == (setup / "whole.bin").read_bytes()
-    again = cli(["encode", "--tokenizer", "tok", "docs.jsonl", "-o", "shards", "--shard-tokens", "10000", "--progress", "none"], setup)
+    again = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "docs.jsonl",
+            "-o",
+            "shards",
+            "--shard-tokens",
+            "10000",
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
     assert again.returncode == 2 and "shards go into a new or empty directory" in again.stderr
 
 
 def test_a_raw_bin_is_never_decoded_with_the_wrong_width(setup: Path) -> None:
-    result = cli(["encode", "--tokenizer", "tok", "joined.txt", "-o", "w.bin", "--dtype", "uint32", "--progress", "none"], setup)
+    result = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "joined.txt",
+            "-o",
+            "w.bin",
+            "--dtype",
+            "uint32",
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads((setup / "w.bin.json").read_text())["dtype"] == "uint32"
     decoded = cli(["decode", "--tokenizer", "tok", "w.bin"], setup)
@@ -110,21 +227,57 @@ def test_a_raw_bin_is_never_decoded_with_the_wrong_width(setup: Path) -> None:
 
 def test_a_failed_encode_writes_nothing(setup: Path) -> None:
     bad = setup / "bad.jsonl"
-    bad.write_text("".join(json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50000)) + "{oops\n", encoding="utf-8")
+    bad.write_text(
+        "".join(json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50000)) + "{oops\n", encoding="utf-8"
+    )
     for args in (["-o", "bad.bin"], ["-o", "badshards", "--shard-tokens", "1000"]):
-        result = cli(["encode", "--tokenizer", "tok", "bad.jsonl", *args, "--processes", "2", "--progress", "none"], setup)
+        result = cli(
+            ["encode", "--tokenizer", "tok", "bad.jsonl", *args, "--processes", "2", "--progress", "none"],
+            setup,
+        )
         assert result.returncode == 2
         line = result.stderr.strip()
-        assert line.startswith("purebpe: error: bad.jsonl, line 50001: not JSON (") and len(line.splitlines()) == 1
+        assert (
+            line.startswith("purebpe: error: bad.jsonl, line 50001: not JSON (")
+            and len(line.splitlines()) == 1
+        )
     assert not (setup / "bad.bin").exists() and not (setup / "badshards").exists()
     assert not [n for n in os.listdir(setup) if n.startswith(".")]
-    skipped = cli(["encode", "--tokenizer", "tok", "bad.jsonl", "-o", "skip.bin", "--errors", "skip", "--progress", "none"], setup)
+    skipped = cli(
+        [
+            "encode",
+            "--tokenizer",
+            "tok",
+            "bad.jsonl",
+            "-o",
+            "skip.bin",
+            "--errors",
+            "skip",
+            "--progress",
+            "none",
+        ],
+        setup,
+    )
     assert skipped.returncode == 0 and "(skipped 1 bad record)" in skipped.stderr
 
 
 def test_stdin_and_a_fifo_encode_with_two_processes(setup: Path) -> None:
     expected = cli(["encode", "--tokenizer", "tok", "docs.jsonl.gz", "--progress", "none"], setup).stdout
     with open(setup / "docs.jsonl.gz", "rb") as stdin:
-        piped = cli(["encode", "--tokenizer", "tok", "--input-format", "jsonl", "--processes", "2", "--progress", "none"], setup, stdin=stdin)
+        piped = cli(
+            [
+                "encode",
+                "--tokenizer",
+                "tok",
+                "--input-format",
+                "jsonl",
+                "--processes",
+                "2",
+                "--progress",
+                "none",
+            ],
+            setup,
+            stdin=stdin,
+        )
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout == expected and expected.strip()

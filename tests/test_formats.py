@@ -1,4 +1,5 @@
 """File formats (purebpe, GPT-2, HF, tiktoken) and the encode/decode/export commands."""
+
 from __future__ import annotations
 
 import base64
@@ -22,7 +23,12 @@ from purebpe.formats import FORMATS
 
 EOT = "<|endoftext|>"
 ALL_FORMATS = list(FORMATS)
-MAIN_FILE = {"purebpe": "purebpe.json", "gpt2": "vocab.json", "hf": "tokenizer.json", "tiktoken": "tokenizer.tiktoken"}
+MAIN_FILE = {
+    "purebpe": "purebpe.json",
+    "gpt2": "vocab.json",
+    "hf": "tokenizer.json",
+    "tiktoken": "tokenizer.tiktoken",
+}
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +98,9 @@ def test_tiktoken_file_is_base64_and_rank(model: BPEModel, tmp_path: Path) -> No
     assert sidecar["explicit_n_vocab"] == 600 and sidecar["pretokenizer"] == "gpt2"
 
 
-def test_tiktoken_file_without_sidecar_loads_as_gpt2_without_specials(model: BPEModel, tmp_path: Path) -> None:
+def test_tiktoken_file_without_sidecar_loads_as_gpt2_without_specials(
+    model: BPEModel, tmp_path: Path
+) -> None:
     model.save(tmp_path, "tiktoken")
     (tmp_path / "tokenizer.tiktoken.json").unlink()
     loaded = purebpe.load(tmp_path)
@@ -187,7 +195,12 @@ MALFORMED = [
         ' "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false}}',
         "no token for byte 0x00",
     ),
-    ("hf", "tokenizer.json", '{"model": {"type": "BPE"}, "pre_tokenizer": {"type": "ByteLevel"}}', "malformed"),
+    (
+        "hf",
+        "tokenizer.json",
+        '{"model": {"type": "BPE"}, "pre_tokenizer": {"type": "ByteLevel"}}',
+        "malformed",
+    ),
     ("tiktoken", "tokenizer.tiktoken", "AA== 0\nnot-base64! 1\n", "line 2: expected 'base64 rank'"),
     ("tiktoken", "tokenizer.tiktoken", "AA== 0\nAQ== 0\n", "two tokens share a rank"),
     ("tiktoken", "tokenizer.tiktoken", "AA== 0\n", "no token for byte 0x01"),
@@ -226,7 +239,10 @@ def test_malformed_files_give_one_line_errors_naming_the_file(
     ],
 )
 def test_hf_options_purebpe_does_not_implement_are_refused(
-    model: BPEModel, change: dict, message: str, tmp_path: Path  # type: ignore[type-arg]
+    model: BPEModel,
+    change: dict,
+    message: str,
+    tmp_path: Path,  # type: ignore[type-arg]
 ) -> None:
     model.save(tmp_path, "hf")
     path = tmp_path / "tokenizer.json"
@@ -307,7 +323,9 @@ def test_encode_to_stdout_and_decode_back(model: BPEModel, saved: Path, run_cli)
     assert status == 0 and text.decode("utf-8") == SAMPLE
 
 
-@pytest.mark.parametrize("suffix, dtype", [(".npy", None), (".npy", "uint32"), (".bin", "uint16"), (".bin", "uint32")])
+@pytest.mark.parametrize(
+    "suffix, dtype", [(".npy", None), (".npy", "uint32"), (".bin", "uint16"), (".bin", "uint32")]
+)
 def test_encode_to_binary_files_and_back(  # type: ignore[no-untyped-def]
     model: BPEModel, saved: Path, tmp_path: Path, run_cli, suffix: str, dtype: str
 ) -> None:
@@ -349,7 +367,9 @@ def test_npy_output_loads_in_numpy(model: BPEModel, saved: Path, tmp_path: Path,
 
 
 def test_encode_ordinary_keeps_special_tokens_as_text(model: BPEModel, saved: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
-    status, out, _ = run_cli(["encode", "--tokenizer", str(saved), "--ordinary", "--progress", "none"], SAMPLE.encode())
+    status, out, _ = run_cli(
+        ["encode", "--tokenizer", str(saved), "--ordinary", "--progress", "none"], SAMPLE.encode()
+    )
     assert [int(x) for x in out.split()] == model.tokenizer().encode_ordinary(SAMPLE)
 
 
@@ -357,7 +377,9 @@ def test_encode_reports_invalid_utf8_with_its_place(saved: Path, run_cli, tmp_pa
     source = tmp_path / "bad.txt"
     source.write_bytes(b"fine\nline two \xff here\n")
     target = tmp_path / "ids.npy"
-    status, _, err = run_cli(["encode", "--tokenizer", str(saved), str(source), "-o", str(target), "--progress", "none"])
+    status, _, err = run_cli(
+        ["encode", "--tokenizer", str(saved), str(source), "-o", str(target), "--progress", "none"]
+    )
     assert status == 2 and not target.exists()
     assert f"{source}, line 2, byte offset 14: invalid UTF-8" in err and err.count("\n") == 1
     status, out, _ = run_cli(
@@ -377,7 +399,15 @@ def test_dtype_too_small_for_the_vocab_is_refused(tmp_path: Path, run_cli) -> No
     vocab = {i: bytes([i]) for i in range(256)}
     vocab[70_000] = EOT.encode()
     BPEModel(vocab, [], (EOT,)).save(tmp_path / "big")
-    args = ["encode", "--tokenizer", str(tmp_path / "big"), "-o", str(tmp_path / "x.bin"), "--progress", "none"]
+    args = [
+        "encode",
+        "--tokenizer",
+        str(tmp_path / "big"),
+        "-o",
+        str(tmp_path / "x.bin"),
+        "--progress",
+        "none",
+    ]
     status, _, err = run_cli(args + ["--dtype", "uint16"], b"abc")
     assert status == 2 and "cannot hold ids up to 70000" in err
     status, _, _ = run_cli(args, EOT.encode())
@@ -400,5 +430,10 @@ def test_encode_streams_large_inputs(model: BPEModel, saved: Path, tmp_path: Pat
     source = tmp_path / "big.txt"
     source.write_text(text, encoding="utf-8")
     target = tmp_path / "ids.bin"
-    assert run_cli(["encode", "--tokenizer", str(saved), str(source), "-o", str(target), "--progress", "none"])[0] == 0
+    assert (
+        run_cli(["encode", "--tokenizer", str(saved), str(source), "-o", str(target), "--progress", "none"])[
+            0
+        ]
+        == 0
+    )
     assert array("H", target.read_bytes()).tolist() == model.tokenizer().encode(text)

@@ -8,6 +8,7 @@ values come from plain Python over the same vocab (``reference_decode``) and fro
 standard library's incremental UTF-8 decoder (``reference_stream``), never from the code
 under test.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -23,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import purebpe
+import purebpe.gpu.table as gpu_table
 from purebpe.bytemap import BYTE_TO_UNICODE, decode_token
 from purebpe.corpus import default_corpus
 from purebpe.errors import PureBPEError
@@ -35,15 +37,12 @@ from purebpe.gpu import (
 )
 from purebpe.gpu.decode import repeat_by_counts, repeat_by_prefix_sum
 from purebpe.gpu.stream import utf8_lead_tables
-import purebpe.gpu.table as gpu_table
 from purebpe.gpu.table import stores_in_order
 
 numpy = pytest.importorskip("numpy")
 
 CUPY_REASON = cupy_unavailable_reason()
-_NO_CUPY = pytest.mark.skipif(
-    CUPY_REASON is not None, reason=f"CuPy backend not run: {CUPY_REASON}"
-)
+_NO_CUPY = pytest.mark.skipif(CUPY_REASON is not None, reason=f"CuPy backend not run: {CUPY_REASON}")
 #: (namespace, gather) pairs; every property test runs on each.
 BACKENDS = [
     pytest.param(("numpy", "segments"), id="numpy"),
@@ -141,9 +140,11 @@ def vocabs(draw: st.DrawFn) -> Dict[int, bytes]:
 
     Random tokens run to 20 bytes: past one and two 8-byte windows (``gather="windows"``).
     """
-    extra = draw(st.lists(
-        st.sampled_from(AWKWARD_TOKENS) | st.binary(max_size=6) | st.binary(max_size=20), max_size=24
-    ))
+    extra = draw(
+        st.lists(
+            st.sampled_from(AWKWARD_TOKENS) | st.binary(max_size=6) | st.binary(max_size=20), max_size=24
+        )
+    )
     tokens = [bytes([b]) for b in range(256)] + extra + [s.encode() for s in SPECIALS]
     if draw(st.booleans()):
         ids: Sequence[int] = range(len(tokens))
@@ -426,7 +427,8 @@ def test_windows_of_long_tokens_and_zero_length_padding() -> None:
         table = DecodeTable.from_vocab(vocab, gather=gather)
         assert decode_batch(table, grid) == expected
         assert decode_batch(table, grid, numpy.asarray([len(ids), 3])) == [
-            expected[0], reference_decode(vocab, ids[::-1][:3])
+            expected[0],
+            reference_decode(vocab, ids[::-1][:3]),
         ]
 
 
@@ -463,9 +465,7 @@ def test_imports_without_numpy_or_cupy_and_says_what_is_missing() -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def _check_stream(
-    stream: BatchDecodeStream, steps: Sequence[Any], chunks: Sequence[Sequence[bytes]]
-) -> None:
+def _check_stream(stream: BatchDecodeStream, steps: Sequence[Any], chunks: Sequence[Sequence[bytes]]) -> None:
     """Feed ``steps``; row r's output must match the reference fed ``chunks[r]``."""
     expected = [reference_stream(row_chunks) for row_chunks in chunks]
     for t, step in enumerate(steps):
@@ -489,9 +489,7 @@ def byte_streams(draw: st.DrawFn) -> bytes:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(data=st.data())
-def test_stream_equals_incremental_decoder_over_arbitrary_byte_splits(
-    backend: Backend, data: Any
-) -> None:
+def test_stream_equals_incremental_decoder_over_arbitrary_byte_splits(backend: Backend, data: Any) -> None:
     rows = data.draw(st.lists(byte_streams(), min_size=1, max_size=6))
     chunks = []
     for row in rows:
@@ -503,8 +501,10 @@ def test_stream_equals_incremental_decoder_over_arbitrary_byte_splits(
     steps = [[list(c[t]) for c in chunks] for t in range(num_steps)]  # byte ids = bytes
     stream = BatchDecodeStream(make_table(byte_vocab(), backend), len(rows))
     _check_stream(stream, steps, chunks)
-    assert all("".join(reference_stream(c)[0]) + reference_stream(c)[1] ==
-               row.decode("utf-8", "replace") for c, row in zip(chunks, rows))
+    assert all(
+        "".join(reference_stream(c)[0]) + reference_stream(c)[1] == row.decode("utf-8", "replace")
+        for c, row in zip(chunks, rows)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -512,8 +512,12 @@ def test_stream_equals_incremental_decoder_over_arbitrary_byte_splits(
 def test_stream_of_token_ids_concatenates_to_one_shot_decode(backend: Backend, data: Any) -> None:
     vocab = data.draw(vocabs())
     batch = data.draw(st.integers(1, 5))
-    steps = data.draw(st.lists(st.lists(st.lists(st.sampled_from(sorted(vocab)), max_size=3),
-                                        min_size=batch, max_size=batch), max_size=6))
+    steps = data.draw(
+        st.lists(
+            st.lists(st.lists(st.sampled_from(sorted(vocab)), max_size=3), min_size=batch, max_size=batch),
+            max_size=6,
+        )
+    )
     stream = BatchDecodeStream(make_table(vocab, backend), batch)
     emitted = [""] * batch
     for step in steps:
@@ -559,24 +563,25 @@ def test_flushing_some_rows_starts_just_those_afresh(backend: Backend, data: Any
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_stream_with_one_id_per_row_as_an_array(
-    backend: Backend, trained: purebpe.BPEModel
-) -> None:
+def test_stream_with_one_id_per_row_as_an_array(backend: Backend, trained: purebpe.BPEModel) -> None:
     table = make_table(trained.vocab, backend)
     rng = numpy.random.default_rng(1)
     # Mostly byte tokens, so characters are split across steps all the time.
-    ids = numpy.where(rng.random((16, 40)) < 0.7, rng.integers(0x80, 0x100, (16, 40)),
-                      rng.integers(0, trained.vocab_size, (16, 40)))
+    ids = numpy.where(
+        rng.random((16, 40)) < 0.7,
+        rng.integers(0x80, 0x100, (16, 40)),
+        rng.integers(0, trained.vocab_size, (16, 40)),
+    )
     texts = [[t.encode() for t in "日本語 😀 é"] for _ in range(3)]
-    ids[:3, :] = [[b for t in row for b in t][:40] + [32] * (40 - len(b"".join(row)))
-                  for row in texts]
+    ids[:3, :] = [[b for t in row for b in t][:40] + [32] * (40 - len(b"".join(row))) for row in texts]
     stream = BatchDecodeStream(table, 16)
     steps = [table.xp.asarray(ids[:, t]) for t in range(40)]
     chunks = [[trained.vocab[i] for i in row] for row in ids.tolist()]
     _check_stream(stream, steps, chunks)
     # Then three ids per row per step, as a 2-D array.
-    _check_stream(stream, [steps[0], table.xp.asarray(ids[:, 1:4])],
-                  [[c[0], b"".join(c[1:4])] for c in chunks])
+    _check_stream(
+        stream, [steps[0], table.xp.asarray(ids[:, 1:4])], [[c[0], b"".join(c[1:4])] for c in chunks]
+    )
     # All a row emits, with its flush, is the tokenizer's one-shot decode of all its ids.
     tok = purebpe.Tokenizer.from_model(trained)
     emitted = [""] * 16
@@ -589,14 +594,40 @@ def test_stream_with_one_id_per_row_as_an_array(
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_stream_holds_exactly_what_the_incremental_decoder_holds(backend: Backend) -> None:
     # Every tail of up to 3 bytes over the bytes where UTF-8's rules change, split anywhere.
-    edges = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
-             0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+    edges = [
+        0x00,
+        0x41,
+        0x7F,
+        0x80,
+        0x8F,
+        0x90,
+        0x9F,
+        0xA0,
+        0xBF,
+        0xC0,
+        0xC1,
+        0xC2,
+        0xDF,
+        0xE0,
+        0xE1,
+        0xEC,
+        0xED,
+        0xEE,
+        0xEF,
+        0xF0,
+        0xF1,
+        0xF3,
+        0xF4,
+        0xF5,
+        0xFF,
+    ]
     tails = [bytes([a, b, c]) for a in edges for b in edges for c in edges]
     tails += [bytes([a, b]) for a in edges for b in edges] + [bytes([a]) for a in edges]
     cases = [(tail[:k], tail[k:]) for tail in tails for k in range(len(tail) + 1)]
     stream = BatchDecodeStream(make_table(byte_vocab(), backend), len(cases))
-    _check_stream(stream, [[list(c[0]) for c in cases], [list(c[1]) for c in cases]],
-                  [list(c) for c in cases])
+    _check_stream(
+        stream, [[list(c[0]) for c in cases], [list(c[1]) for c in cases]], [list(c) for c in cases]
+    )
     stream.step([list(a + b) for a, b in cases])
     held = []
     for a, b in cases:

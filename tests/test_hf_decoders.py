@@ -3,6 +3,7 @@
 Replays HF's recorded answers on every interpreter; live Hypothesis comparison where
 ``tokenizers`` is installed.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List
@@ -33,7 +34,16 @@ def test_fixture_covers_every_decoder_type() -> None:
         return [obj["type"]] + [t for inner in obj.get("decoders", []) for t in types(inner)]
 
     seen = {t for c in RECORDED for t in types(c["json"])}
-    assert seen >= {"ByteLevel", "Metaspace", "ByteFallback", "Fuse", "Strip", "Replace", "Sequence", "BPEDecoder"}
+    assert seen >= {
+        "ByteLevel",
+        "Metaspace",
+        "ByteFallback",
+        "Fuse",
+        "Strip",
+        "Replace",
+        "Sequence",
+        "BPEDecoder",
+    }
 
 
 @pytest.mark.parametrize("component", RECORDED, ids=[component_id(c["json"]) for c in RECORDED])
@@ -55,7 +65,10 @@ TOKEN = (
 )
 
 
-@pytest.mark.skipif(TOKENIZERS is None, reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above")
+@pytest.mark.skipif(
+    TOKENIZERS is None,
+    reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above",
+)
 @pytest.mark.parametrize("index", range(len(LIVE)) or [0])
 @given(tokens=st.lists(TOKEN, max_size=8))
 def test_live_against_tokenizers(index: int, tokens: List[str]) -> None:
@@ -94,9 +107,15 @@ def test_strip_on_short_tokens_does_not_fail() -> None:
         ({"type": "WordPiece", "prefix": "##"}, "decoder 'WordPiece' is not supported"),
         ({"type": "CTC"}, "decoder 'CTC' is not supported"),
         ({"type": "Strip", "content": "ab", "start": 1, "stop": 0}, "content must be one character"),
-        ({"type": "Strip", "content": " ", "start": -1, "stop": 0}, "field 'start' must be a non-negative integer"),
+        (
+            {"type": "Strip", "content": " ", "start": -1, "stop": 0},
+            "field 'start' must be a non-negative integer",
+        ),
         ({"type": "Replace", "pattern": {"String": "▁"}}, "field 'content' must be a string"),
-        ({"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "Nope"}]}, "decoder 'Nope' is not supported"),
+        (
+            {"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "Nope"}]},
+            "decoder 'Nope' is not supported",
+        ),
     ],
 )
 def test_bad_objects_fail_in_one_line(obj: Dict[str, Any], message: str) -> None:

@@ -1,11 +1,13 @@
 """Loading ``tokenizer.json`` files: recognition by content, refusals in one line, bounds,
 the BPE model's rules (merge rank, not id), added tokens, and ``Tokenizer.from_file``."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any, Dict
 
+import _hf_inference_script as inference_script
 import pytest
 
 import purebpe
@@ -14,16 +16,27 @@ from purebpe.hf import HFTokenizer, from_document, load, loads
 from purebpe.hf.added import AddedToken, AddedVocabulary, is_word_char
 from purebpe.models import BPE
 
-import _hf_inference_script as inference_script
-
 DATA = Path(__file__).resolve().parent / "data" / "hf_pipelines"
 
 
 def bpe_doc(**model: Any) -> Dict[str, Any]:
-    base: Dict[str, Any] = {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4}, "merges": ["b c", "a b"]}
+    base: Dict[str, Any] = {
+        "type": "BPE",
+        "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4},
+        "merges": ["b c", "a b"],
+    }
     base.update(model)
-    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-            "pre_tokenizer": None, "post_processor": None, "decoder": None, "model": base}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "model": base,
+    }
 
 
 def test_priority_is_merge_rank_not_id() -> None:
@@ -59,7 +72,9 @@ def test_several_merges_yield_one_token() -> None:
         ({"padding": {"strategy": "BatchLongest"}}, "padding is set"),
     ],
 )
-def test_unsupported_components_refused_in_one_line(tmp_path: Path, change: Dict[str, Any], message: str) -> None:
+def test_unsupported_components_refused_in_one_line(
+    tmp_path: Path, change: Dict[str, Any], message: str
+) -> None:
     document = bpe_doc()
     document.update(change)
     path = tmp_path / "weird-name.json"
@@ -85,7 +100,11 @@ def test_unsupported_components_refused_in_one_line(tmp_path: Path, change: Dict
     ],
 )
 def test_bad_models_refused(model: Dict[str, Any], message: str) -> None:
-    with pytest.raises(PureBPEError, match="model.json: .*" + message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*").replace(".", r"\.")):
+    with pytest.raises(
+        PureBPEError,
+        match="model.json: .*"
+        + message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*").replace(".", r"\."),
+    ):
         from_document(bpe_doc(**model), "model.json")
 
 
@@ -94,7 +113,7 @@ def test_not_json_and_not_a_tokenizer(tmp_path: Path) -> None:
     bad.write_bytes(b"{not json")
     with pytest.raises(PureBPEError, match="invalid JSON"):
         load(bad)
-    with pytest.raises(PureBPEError, match="no \"model\" object"):
+    with pytest.raises(PureBPEError, match='no "model" object'):
         loads('{"vocab": {}}')
 
 
@@ -187,9 +206,9 @@ def test_inference_script_runs_unchanged_but_the_import(name: str, tmp_path: Pat
     except ImportError:  # PyPy: replay tokenizers' recorded answer
         expected = json.loads((DATA.parent / "hf_inference_script.json").read_text(encoding="utf-8"))[name]
     else:
-        expected = json.loads(json.dumps(
-            inference_script.run(inference_script.HF_IMPORT, str(path), str(tmp_path / "hf.json"))
-        ))
+        expected = json.loads(
+            json.dumps(inference_script.run(inference_script.HF_IMPORT, str(path), str(tmp_path / "hf.json")))
+        )
     assert got == expected
 
 
@@ -204,9 +223,20 @@ def test_facade_module_import() -> None:
 
 @pytest.mark.parametrize(
     "module_name",
-    ["purebpe.models.bpe", "purebpe.models", "purebpe.processors", "purebpe.processors.encoding",
-     "purebpe.processors.template", "purebpe.processors.offsets", "purebpe.hf", "purebpe.hf.added",
-     "purebpe.hf.fast", "purebpe.hf.loader", "purebpe.hf.pipeline", "purebpe.compat.tokenizers"],
+    [
+        "purebpe.models.bpe",
+        "purebpe.models",
+        "purebpe.processors",
+        "purebpe.processors.encoding",
+        "purebpe.processors.template",
+        "purebpe.processors.offsets",
+        "purebpe.hf",
+        "purebpe.hf.added",
+        "purebpe.hf.fast",
+        "purebpe.hf.loader",
+        "purebpe.hf.pipeline",
+        "purebpe.compat.tokenizers",
+    ],
 )
 def test_docstring_examples_run(module_name: str) -> None:
     import doctest

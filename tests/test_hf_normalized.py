@@ -1,4 +1,5 @@
 """``Normalized``: text with per-character original offsets, and HF's ``transform`` rule."""
+
 from __future__ import annotations
 
 from hypothesis import given

@@ -4,6 +4,7 @@ Replays HF's recorded answers (``tests/data/hf_components.json``, made by
 ``scripts/record_hf_components.py``) on every interpreter, and where ``tokenizers`` is
 installed also compares live on Hypothesis text.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List
@@ -40,7 +41,18 @@ def test_fixture_covers_every_normalizer_type() -> None:
         return [obj["type"]] + [t for inner in obj.get("normalizers", []) for t in types(inner)]
 
     seen = {t for c in RECORDED for t in types(c["json"])}
-    assert seen >= {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "StripAccents", "Replace", "Prepend", "Sequence"}
+    assert seen >= {
+        "NFC",
+        "NFD",
+        "NFKC",
+        "NFKD",
+        "Lowercase",
+        "Strip",
+        "StripAccents",
+        "Replace",
+        "Prepend",
+        "Sequence",
+    }
     assert any(c["json"] == {"type": "Sequence", "normalizers": []} for c in RECORDED)
 
 
@@ -53,7 +65,10 @@ TOKENIZERS = hf_tokenizers()
 LIVE = hf_normalizers(TOKENIZERS) if TOKENIZERS is not None else []
 
 
-@pytest.mark.skipif(TOKENIZERS is None, reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above")
+@pytest.mark.skipif(
+    TOKENIZERS is None,
+    reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above",
+)
 @pytest.mark.parametrize("index", range(len(LIVE)) or [0])
 @given(text=text_strategy())
 def test_live_against_tokenizers(index: int, text: str) -> None:
@@ -63,7 +78,12 @@ def test_live_against_tokenizers(index: int, text: str) -> None:
 
 
 def test_offset_and_origin_carry_through() -> None:
-    seq = from_json({"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "Strip", "strip_left": True, "strip_right": True}]})
+    seq = from_json(
+        {
+            "type": "Sequence",
+            "normalizers": [{"type": "NFKD"}, {"type": "Strip", "strip_left": True, "strip_right": True}],
+        }
+    )
     n = seq.normalize(Normalized.of(" ﬁ ", 10))
     assert (n.text, n.starts, n.ends, n.origin) == ("fi", [11, 11], [12, 12], 10)
     assert seq.normalize_str(" ﬁ ") == "fi"
@@ -92,8 +112,14 @@ def test_unchanged_text_is_returned_as_is() -> None:
         ({"normalizers": []}, "normalizer None is not supported"),
         ({"type": "Replace", "pattern": {"Glob": "*"}, "content": ""}, "Replace normalizer"),
         ({"type": "Replace", "pattern": {"String": " "}}, "field 'content' must be a string"),
-        ({"type": "Strip", "strip_left": "yes", "strip_right": True}, "field 'strip_left' must be true or false"),
-        ({"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Nmt"}]}, "normalizer 'Nmt' is not supported"),
+        (
+            {"type": "Strip", "strip_left": "yes", "strip_right": True},
+            "field 'strip_left' must be true or false",
+        ),
+        (
+            {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Nmt"}]},
+            "normalizer 'Nmt' is not supported",
+        ),
         ({"type": "Replace", "pattern": {"Regex": "(unclosed"}, "content": ""}, "does not compile"),
     ],
 )

@@ -9,6 +9,7 @@ Two kinds of reference:
 * where ``tokenizers`` is installed, a live comparison on Hypothesis text, each pipeline
   loaded from the same document by both libraries.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -120,9 +121,37 @@ def test_batch_and_stream_equal_encode(name: str) -> None:
 #: Characters where pipelines differ: scripts, marks, joiners, spaces, digits, specials' parts.
 ALPHABET = st.sampled_from(
     list("aAbz Ü\u00e9e\u0301ß我日本語한국ё")
-    + ["\n", "\r\n", "\t", "  ", "\u00a0", "\u3000", "1", "23", "'s", "'S", "!?", "..", "👍", "🏽", "\u200d",
-       "<s>", "<|endoftext|>", "[MASK]", "Hello", "world", "fox", "ÜBER", "<mask>", "▁", "Ġ", "</w>"]
+    + [
+        "\n",
+        "\r\n",
+        "\t",
+        "  ",
+        "\u00a0",
+        "\u3000",
+        "1",
+        "23",
+        "'s",
+        "'S",
+        "!?",
+        "..",
+        "👍",
+        "🏽",
+        "\u200d",
+        "<s>",
+        "<|endoftext|>",
+        "[MASK]",
+        "Hello",
+        "world",
+        "fox",
+        "ÜBER",
+        "<mask>",
+        "▁",
+        "Ġ",
+        "</w>",
+    ]
 )
+
+
 def _assigned(text: str) -> str:
     """``text`` without code points unassigned in this Python's Unicode: regex engines of
     different Unicode versions (HF's Oniguruma, the ``regex`` package) class those apart,
@@ -153,7 +182,9 @@ def test_live_against_tokenizers(name: str, text: str) -> None:
         return  # tokenizers cannot take a lone surrogate either
     expected = hf.encode(text)
     assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids
-    assert encoding_record(tok.encode_with_offsets(text, add_special_tokens=True)) == encoding_record(expected)
+    assert encoding_record(tok.encode_with_offsets(text, add_special_tokens=True)) == encoding_record(
+        expected
+    )
     for skip in (False, True):
         assert tok.decode(expected.ids, skip) == hf.decode(expected.ids, skip_special_tokens=skip)
 
@@ -172,9 +203,28 @@ def test_streaming_cuts_change_nothing(name: str, data: st.DataObject) -> None:
     import purebpe.hf.pipeline as pipeline_module
 
     tok = pipeline(name)
-    pieces = data.draw(st.lists(st.sampled_from(
-        ["<|endoftext|>", "<|begin_of_text|>", "<s>", " ", "  ", "\n", "\r\n", "ab", "Hello", "世界", "1234", "x", "!!"]
-    ), max_size=40))
+    pieces = data.draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "<|endoftext|>",
+                    "<|begin_of_text|>",
+                    "<s>",
+                    " ",
+                    "  ",
+                    "\n",
+                    "\r\n",
+                    "ab",
+                    "Hello",
+                    "世界",
+                    "1234",
+                    "x",
+                    "!!",
+                ]
+            ),
+            max_size=40,
+        )
+    )
     text = "".join(pieces)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))
     chunks = [text[i:j] for i, j in zip([0] + cuts, cuts + [len(text)])]
@@ -197,9 +247,31 @@ def test_safe_cut_is_found_on_fast_pipelines() -> None:
 
 @pytest.mark.parametrize("name", ["llama2", "gemma", "bpe_plain", "bpe_byte_fallback_unk"])
 @settings(max_examples=40)
-@given(words=st.lists(st.sampled_from(
-    ["the", " ", "  ", "quick", "Übung", "日本語", "한국어", "▁", "x", "\n", "12", "👍🏽", "ё", "e\u0301", "'s"]
-), min_size=60, max_size=200))
+@given(
+    words=st.lists(
+        st.sampled_from(
+            [
+                "the",
+                " ",
+                "  ",
+                "quick",
+                "Übung",
+                "日本語",
+                "한국어",
+                "▁",
+                "x",
+                "\n",
+                "12",
+                "👍🏽",
+                "ё",
+                "e\u0301",
+                "'s",
+            ]
+        ),
+        min_size=60,
+        max_size=200,
+    )
+)
 def test_long_pieces_cut_where_no_merge_joins(name: str, words: List[str]) -> None:
     # Pipelines without a pre-tokenizer hand the model whole texts, which it cuts where no
     # token holds the two characters around the cut: the ids must be those of merging whole.

@@ -4,6 +4,7 @@ and the no-offsets path (``split_texts``) gives the same pieces.
 Replays HF's recorded answers on every interpreter; live Hypothesis comparison where
 ``tokenizers`` is installed.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -43,14 +44,30 @@ def test_fixture_covers_every_pre_tokenizer_option() -> None:
 
     seen = [p for c in RECORDED for p in parts(c["json"])]
     types = {p["type"] for p in seen}
-    assert types >= {"ByteLevel", "Split", "Digits", "Metaspace", "Whitespace", "WhitespaceSplit", "Punctuation", "Sequence"}
+    assert types >= {
+        "ByteLevel",
+        "Split",
+        "Digits",
+        "Metaspace",
+        "Whitespace",
+        "WhitespaceSplit",
+        "Punctuation",
+        "Sequence",
+    }
     assert {p["behavior"] for p in seen if p["type"] == "Split"} >= {
-        "Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"
+        "Removed",
+        "Isolated",
+        "MergedWithPrevious",
+        "MergedWithNext",
+        "Contiguous",
     }
     assert {p["invert"] for p in seen if p["type"] == "Split"} == {False, True}
     assert {p["prepend_scheme"] for p in seen if p["type"] == "Metaspace"} == {"first", "always", "never"}
     assert {(p["add_prefix_space"], p["use_regex"]) for p in seen if p["type"] == "ByteLevel"} >= {
-        (False, True), (True, True), (True, False), (False, False)
+        (False, True),
+        (True, True),
+        (True, False),
+        (False, False),
     }
 
 
@@ -63,7 +80,10 @@ TOKENIZERS = hf_tokenizers()
 LIVE = hf_pre_tokenizers(TOKENIZERS) if TOKENIZERS is not None else []
 
 
-@pytest.mark.skipif(TOKENIZERS is None, reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above")
+@pytest.mark.skipif(
+    TOKENIZERS is None,
+    reason="HF tokenizers is not installed (CPython-only peer); recorded answers replayed above",
+)
 @pytest.mark.parametrize("index", range(len(LIVE)) or [0])
 @given(text=text_strategy())
 def test_live_against_tokenizers(index: int, text: str) -> None:
@@ -86,9 +106,17 @@ def test_metaspace_first_prepends_only_at_the_input_start(text: str, offset: int
 def test_character_tests_are_hfs_not_pythons() -> None:
     # Python's predicates differ: U+001C is str.isspace, 一 is str.isnumeric, U+1E95E (Adlam,
     # Unicode 9) is punctuation for unicodedata but not in HF's Unicode 8 table.
-    assert from_json({"type": "WhitespaceSplit"}).pre_tokenize_str("a\x1cb c") == [("a\x1cb", (0, 3)), ("c", (4, 5))]
-    assert from_json({"type": "Digits", "individual_digits": False}).pre_tokenize_str("一2") == [("一", (0, 1)), ("2", (1, 2))]
-    assert from_json({"type": "Punctuation", "behavior": "Removed"}).pre_tokenize_str("a\U0001e95e!") == [("a\U0001e95e", (0, 2))]
+    assert from_json({"type": "WhitespaceSplit"}).pre_tokenize_str("a\x1cb c") == [
+        ("a\x1cb", (0, 3)),
+        ("c", (4, 5)),
+    ]
+    assert from_json({"type": "Digits", "individual_digits": False}).pre_tokenize_str("一2") == [
+        ("一", (0, 1)),
+        ("2", (1, 2)),
+    ]
+    assert from_json({"type": "Punctuation", "behavior": "Removed"}).pre_tokenize_str("a\U0001e95e!") == [
+        ("a\U0001e95e", (0, 2))
+    ]
 
 
 def test_byte_level_maps_every_byte_to_its_character_span() -> None:
@@ -119,7 +147,13 @@ def test_named_patterns_run_on_the_scanner() -> None:
     for name in ("gpt2", "o200k"):
         pattern = HFPattern({"Regex": PATTERNS[name]})
         assert pattern._finditer is None and pattern._split is not None, name
-    assert HFPattern({"Regex": PATTERNS["o200k"]}).spans("Hello  world1234") == [(0, 5), (5, 6), (6, 12), (12, 15), (15, 16)]
+    assert HFPattern({"Regex": PATTERNS["o200k"]}).spans("Hello  world1234") == [
+        (0, 5),
+        (5, 6),
+        (6, 12),
+        (12, 15),
+        (15, 16),
+    ]
 
 
 def test_tiktoken_cl100k_string_is_not_cl100k_for_hf() -> None:
@@ -136,13 +170,31 @@ def test_tiktoken_cl100k_string_is_not_cl100k_for_hf() -> None:
     [
         ({"type": "BertPreTokenizer"}, "pre-tokenizer 'BertPreTokenizer' is not supported"),
         ({"type": "UnicodeScripts"}, "pre-tokenizer 'UnicodeScripts' is not supported"),
-        ({"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False}, "behavior 'Sideways'"),
-        ({"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated", "invert": False}, "does not compile"),
-        ({"type": "Split", "pattern": "a", "behavior": "Isolated", "invert": False}, "field 'pattern' must be"),
-        ({"type": "Metaspace", "replacement": "▁", "add_prefix_space": False, "prepend_scheme": "first"}, "contradicts"),
+        (
+            {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False},
+            "behavior 'Sideways'",
+        ),
+        (
+            {"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated", "invert": False},
+            "does not compile",
+        ),
+        (
+            {"type": "Split", "pattern": "a", "behavior": "Isolated", "invert": False},
+            "field 'pattern' must be",
+        ),
+        (
+            {"type": "Metaspace", "replacement": "▁", "add_prefix_space": False, "prepend_scheme": "first"},
+            "contradicts",
+        ),
         ({"type": "Metaspace", "replacement": "ab"}, "replacement must be one character"),
-        ({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "sometimes"}, "prepend_scheme 'sometimes'"),
-        ({"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, {"type": "CharDelimiterSplit"}]}, "'CharDelimiterSplit'"),
+        (
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "sometimes"},
+            "prepend_scheme 'sometimes'",
+        ),
+        (
+            {"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, {"type": "CharDelimiterSplit"}]},
+            "'CharDelimiterSplit'",
+        ),
     ],
 )
 def test_bad_objects_fail_in_one_line(obj: Dict[str, Any], message: str) -> None:
@@ -181,7 +233,9 @@ SOME = [c for i, c in enumerate(RECORDED) if i % 3 == 0 or "Metaspace" in compon
 
 @pytest.mark.parametrize("component", SOME, ids=[component_id(c["json"]) for c in SOME])
 @given(text=text_strategy(), offset=st.integers(0, 2))
-def test_text_path_equals_alignment_path_at_any_origin(component: Dict[str, Any], text: str, offset: int) -> None:
+def test_text_path_equals_alignment_path_at_any_origin(
+    component: Dict[str, Any], text: str, offset: int
+) -> None:
     # A stretch after an added token starts at a later offset: only Metaspace "first" cares.
     pre_tokenizer = from_json(component["json"])
     expected = [p.text for p in pre_tokenizer.pre_tokenize([Normalized.of(text, offset)])]
@@ -202,6 +256,14 @@ def test_named_pretokenizer_names_the_engine_pipelines() -> None:
             for case in component["cases"]:
                 assert [to_byte_alphabet(p) for p in split(case["text"])] == [p for p, _ in case["pieces"]]
     assert sorted(set(names.values())) == ["gpt2", "o200k", "qwen"]
-    cl100k_split = {"type": "Split", "pattern": {"Regex": PATTERNS["cl100k"]}, "behavior": "Isolated", "invert": False}
+    cl100k_split = {
+        "type": "Split",
+        "pattern": {"Regex": PATTERNS["cl100k"]},
+        "behavior": "Isolated",
+        "invert": False,
+    }
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
-    assert named_pretokenizer(from_json({"type": "Sequence", "pretokenizers": [cl100k_split, byte_level]})) is None
+    assert (
+        named_pretokenizer(from_json({"type": "Sequence", "pretokenizers": [cl100k_split, byte_level]}))
+        is None
+    )

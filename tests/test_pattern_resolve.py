@@ -6,6 +6,7 @@ apart identically with the variant and with the named pattern's definition, and
 Hypothesis text agrees too.  (Both patterns look at a character only through those
 classes, so the representatives stand for every code point.)
 """
+
 from __future__ import annotations
 
 import itertools
@@ -25,7 +26,7 @@ regex = pytest.importorskip("regex")
 #: One character per class: letters by case (Lu, Ll, Lt, Lm, Lo), a mark, the contraction
 #: letters in both cases and U+017F (folds to s), a digit and another number, the
 #: apostrophe, \r, \n, U+0020, other whitespace, "/" (o200k's), and other punctuation.
-CLASSES = "aAǅʰא\u0301" "sStTdDmMlLvVrReEſ" "1½" "'" "\r\n \t\u00a0" "/.("
+CLASSES = "aAǅʰא\u0301sStTdDmMlLvVrReEſ1½'\r\n \t\u00a0/.("
 #: A smaller alphabet for the four-character strings (each class still there once).
 CLASSES_4 = "aAǅʰ\u0301sSlvr1½'\r\n \t/."
 
@@ -46,7 +47,9 @@ def test_variant_equals_its_named_pattern_on_every_class_string(source: str, nam
 
 text_strategy = st.one_of(
     st.text(st.characters(exclude_categories=())),
-    st.lists(st.sampled_from(list(CLASSES) + ["'s", "'LL", "12345", "  \n ", "\r\n"]), max_size=30).map("".join),
+    st.lists(st.sampled_from(list(CLASSES) + ["'s", "'LL", "12345", "  \n ", "\r\n"]), max_size=30).map(
+        "".join
+    ),
 )
 
 

@@ -4,6 +4,7 @@ The definition of a named pattern is ``regex.findall(PATTERNS[name], text)`` wit
 tiktoken's string; every engine must give exactly that, on hand-picked cases, on every
 code point, and on Hypothesis text.  A safe cut must change nothing, wherever it is taken.
 """
+
 from __future__ import annotations
 
 import collections
@@ -175,7 +176,9 @@ def test_every_code_point_in_context(name: str, block: int) -> None:
         tokens = pretokenize(text, engine, pretokenizer=name)
         if tokens != expected:  # report the first difference, not a 3 MB diff
             first = next(i for i, (a, b) in enumerate(zip(tokens, expected)) if a != b)
-            pytest.fail(f"{name}/{engine}: {tokens[first - 2 : first + 3]} != {expected[first - 2 : first + 3]}")
+            pytest.fail(
+                f"{name}/{engine}: {tokens[first - 2 : first + 3]} != {expected[first - 2 : first + 3]}"
+            )
 
 
 @pytest.mark.parametrize("name", NAMED)
@@ -192,13 +195,38 @@ def test_re_engine_on_lines_with_characters_above_the_bmp(name: str) -> None:
 # --------------------------------------------------------------------------------------
 # Hypothesis: all engines equal the definition
 # --------------------------------------------------------------------------------------
-TRICKY = list(
-    "aAbZsStTlLvVrReEdDmM' \t\n\r/!.,-(0123456789"
-) + [
-    "\r\n", "\u017f", "\u0301", "\u0308", "\u4e2d", "\u6587", "\u02b0", "\u01c5", "\u00df",
-    "\x85", "\xa0", "\u3000", "\u2028", "\x1c", "\u200b", "\u00e9", "\u0939\u093e", "\u03a9",
-    "\u03c9", "\u0663", "\u00b2", "\u2167", "\U0001f600", "\U00020000", "\ud800", "\udfff",
-    "'s", "'LL", "1234567", "   ", "\n\n",
+TRICKY = list("aAbZsStTlLvVrReEdDmM' \t\n\r/!.,-(0123456789") + [
+    "\r\n",
+    "\u017f",
+    "\u0301",
+    "\u0308",
+    "\u4e2d",
+    "\u6587",
+    "\u02b0",
+    "\u01c5",
+    "\u00df",
+    "\x85",
+    "\xa0",
+    "\u3000",
+    "\u2028",
+    "\x1c",
+    "\u200b",
+    "\u00e9",
+    "\u0939\u093e",
+    "\u03a9",
+    "\u03c9",
+    "\u0663",
+    "\u00b2",
+    "\u2167",
+    "\U0001f600",
+    "\U00020000",
+    "\ud800",
+    "\udfff",
+    "'s",
+    "'LL",
+    "1234567",
+    "   ",
+    "\n\n",
 ]
 tricky_text = st.lists(st.sampled_from(TRICKY), max_size=30).map("".join)
 some_text = st.one_of(st.text(st.characters(exclude_categories=())), tricky_text)
@@ -318,7 +346,8 @@ def test_hf_split_equals_ours(text: str, pretokenizer: object) -> None:
         return
     hf = pre_tokenizers.Split(tokenizers.Regex(hf_regex(pretokenizer)), behavior="isolated")  # type: ignore[arg-type]
     assert [piece for piece, _ in hf.pre_tokenize_str(text)] == pretokenize(
-        text, pretokenizer=pretokenizer  # type: ignore[arg-type]
+        text,
+        pretokenizer=pretokenizer,  # type: ignore[arg-type]
     )
 
 
@@ -351,10 +380,15 @@ PRETOKENIZER_CHOICES: List[object] = ["cl100k", "o200k", Pattern(SUPERBPE)]
 
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZER_CHOICES, ids=str)
 def test_trained_model_keeps_its_pattern_in_every_format(
-    tmp_path, pydoc_text: str, pretokenizer: object  # type: ignore[no-untyped-def]
+    tmp_path,
+    pydoc_text: str,
+    pretokenizer: object,  # type: ignore[no-untyped-def]
 ) -> None:
     model = purebpe.train_from_iterator(
-        [pydoc_text], 400, ["<|endoftext|>"], pretokenizer=pretokenizer  # type: ignore[arg-type]
+        [pydoc_text],
+        400,
+        ["<|endoftext|>"],
+        pretokenizer=pretokenizer,  # type: ignore[arg-type]
     )
     assert model.pretokenizer == pretokenizer
     sample = pydoc_text[:3000]
@@ -393,11 +427,16 @@ def test_counting_splits_each_piece_between_specials(pretokenizer: object) -> No
 @pytest.mark.peers
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZER_CHOICES, ids=str)
 def test_hf_loads_the_exported_file_and_encodes_the_same(
-    tmp_path, pydoc_text: str, pretokenizer: object  # type: ignore[no-untyped-def]
+    tmp_path,
+    pydoc_text: str,
+    pretokenizer: object,  # type: ignore[no-untyped-def]
 ) -> None:
     tokenizers = pytest.importorskip("tokenizers")
     model = purebpe.train_from_iterator(
-        [pydoc_text], 500, ["<|endoftext|>"], pretokenizer=pretokenizer  # type: ignore[arg-type]
+        [pydoc_text],
+        500,
+        ["<|endoftext|>"],
+        pretokenizer=pretokenizer,  # type: ignore[arg-type]
     )
     path = model.save(tmp_path, format="hf")[0]  # then transformers' two files
     hf = tokenizers.Tokenizer.from_file(str(path))
@@ -409,7 +448,9 @@ def test_hf_loads_the_exported_file_and_encodes_the_same(
 @pytest.mark.peers
 @pytest.mark.parametrize("name", ["cl100k", "o200k"])
 def test_tiktoken_loads_the_exported_files_and_encodes_the_same(
-    tmp_path, pydoc_text: str, name: str  # type: ignore[no-untyped-def]
+    tmp_path,
+    pydoc_text: str,
+    name: str,  # type: ignore[no-untyped-def]
 ) -> None:
     pytest.importorskip("tiktoken")
     from purebpe.formats.tiktoken_format import tiktoken_encoding
@@ -454,7 +495,22 @@ def test_cli_trains_counts_and_encodes_with_a_pattern(tmp_path) -> None:  # type
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("Don't STOP 1234567 now!!\n\n<|endoftext|>HTMLParser's way\n" * 30, encoding="utf-8")
     common = ["--special-token", "<|endoftext|>", "--progress", "none"]
-    assert main(["train", str(corpus), "--vocab-size", "300", "--pretokenizer", "o200k", "-o", str(tmp_path / "m"), *common]) == 0
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--vocab-size",
+                "300",
+                "--pretokenizer",
+                "o200k",
+                "-o",
+                str(tmp_path / "m"),
+                *common,
+            ]
+        )
+        == 0
+    )
     model = purebpe.load(tmp_path / "m")
     assert model.pretokenizer == "o200k"
     assert model == purebpe.train(corpus, 300, ["<|endoftext|>"], pretokenizer="o200k")
@@ -464,7 +520,21 @@ def test_cli_trains_counts_and_encodes_with_a_pattern(tmp_path) -> None:  # type
     # Letters, spaces and newlines run on across words (only specials split them).
     assert counts.words[b"Don't STOP "] == 1
     assert counts.words[b"HTMLParser's way\nDon't STOP "] == 29
-    assert main(["encode", "--tokenizer", str(tmp_path / "m"), str(corpus), "-o", str(tmp_path / "ids.npy"), "--progress", "none"]) == 0
+    assert (
+        main(
+            [
+                "encode",
+                "--tokenizer",
+                str(tmp_path / "m"),
+                str(corpus),
+                "-o",
+                str(tmp_path / "ids.npy"),
+                "--progress",
+                "none",
+            ]
+        )
+        == 0
+    )
 
 
 @pytest.mark.parametrize("name", NAMED)
@@ -487,7 +557,9 @@ def test_a_huge_line_without_whitespace_is_encoded_in_bounded_pieces(
     buffers: List[int] = []
     encode_piece, cut = Tokenizer._encode_piece, ChunkCutter.cut
     monkeypatch.setattr(
-        Tokenizer, "_encode_piece", lambda self, text, out: (pieces.append(len(text)), encode_piece(self, text, out))[1]
+        Tokenizer,
+        "_encode_piece",
+        lambda self, text, out: (pieces.append(len(text)), encode_piece(self, text, out))[1],
     )
     monkeypatch.setattr(ChunkCutter, "cut", lambda self, buf: (buffers.append(len(buf)), cut(self, buf))[1])
     streamed = list(tok.encode_iterable(line[i : i + 65536] for i in range(0, len(line), 65536)))

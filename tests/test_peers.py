@@ -6,6 +6,7 @@ exactly as their users would (``tiktoken.load.load_tiktoken_bpe`` + the sidecar,
 ``tokenizers.Tokenizer.from_file``). The peers are CPython-only: on PyPy these tests are
 skipped one by one, with the reason shown.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,11 @@ EOT = "<|endoftext|>"
 def peer_modules() -> Tuple[Any, Any]:
     """``(tiktoken, tokenizers)``, or a skip naming the one that is missing."""
     tiktoken = pytest.importorskip("tiktoken", reason="tiktoken is not installed (a CPython-only peer)")
-    tokenizers = pytest.importorskip("tokenizers", reason="HF tokenizers is not installed (a CPython-only peer)")
+    tokenizers = pytest.importorskip(
+        "tokenizers", reason="HF tokenizers is not installed (a CPython-only peer)"
+    )
     return tiktoken, tokenizers
+
 
 Peers = Tuple[Tokenizer, Any, Any]
 
@@ -157,7 +161,9 @@ def test_gpt2_layout_files_agree_with_hf(peers: Peers, tmp_path: Path) -> None:
     merges[0] = "#version: 0.2"  # vocab.json was rewritten by hand: drop the record of the old one
     (tmp_path / "merges.txt").write_text("\n".join(merges), encoding="utf-8")
     ours = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
-    hf = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")))
+    hf = tokenizers.Tokenizer(
+        tokenizers.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"))
+    )
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     text = "\n".join(default_corpus()[5:8])
     assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids

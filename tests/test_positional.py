@@ -21,15 +21,14 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import word_counts
 
 import purebpe
 from purebpe.core import PAIR_SHIFT, WordTable, unpack_pair
 from purebpe.corpus import default_corpus
+from purebpe.testing.strategies import corpora, special_tokens
 from purebpe.trainers import naive, positional
 from purebpe.trainers.positional import HASH_MULTIPLIER, PositionalState
-
-from purebpe.testing.strategies import corpora, special_tokens
-from strategies import word_counts
 
 #: Pieces that make long runs and multi-byte sequences: overlapping pairs everywhere.
 PIECES = ["0" * 200, "ab" * 50, "a", "0", " ", "\n", "漢字" * 20, "日本語", "😀" * 30, "é", "ab\n"]
@@ -130,10 +129,7 @@ def check_state(state: PositionalState, expected_words: Counter) -> None:  # typ
     assert list(state.sums) == sums
     for pair, count in full.items():
         left, right = unpack_pair(pair)
-        if (
-            count >= state.floor
-            and state.token_len[left] + state.token_len[right] <= state.max_length
-        ):
+        if count >= state.floor and state.token_len[left] + state.token_len[right] <= state.max_length:
             assert pair in state.pair_counts, "every pair at the floor is tracked"
     stale = stored = 0
     for pair, count in state.pair_counts.items():
@@ -143,9 +139,7 @@ def check_state(state: PositionalState, expected_words: Counter) -> None:  # typ
         assert listed == sorted(set(listed)), "position lists increase strictly"
         left, right = unpack_pair(pair)
         live = [
-            p
-            for p in listed
-            if state.tokens[p] == left and state.tokens[p + state.token_len[left]] == right
+            p for p in listed if state.tokens[p] == left and state.tokens[p + state.token_len[left]] == right
         ]
         if pair in state.pair_counts:
             assert live == where[pair], "a tracked pair lists all its live positions"
@@ -172,9 +166,7 @@ def run_checked(
     steps = naive.train(oracle)
     while True:
         expected = next(steps, None)  # naive's words now hold every earlier merge
-        check_state(
-            state, Counter({tuple(w): c for w, c in zip(oracle.words, oracle.counts) if len(w) > 1})
-        )
+        check_state(state, Counter({tuple(w): c for w, c in zip(oracle.words, oracle.counts) if len(w) > 1}))
         best = state.pop_best()
         if expected is None:
             assert best is None

@@ -22,7 +22,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from purebpe.pretokenize import _tables, _unicode_classes, custom
 from purebpe.errors import PureBPEError
 from purebpe.pretokenize import (
     DEFAULT_COUNT_ENGINE,
@@ -30,8 +29,11 @@ from purebpe.pretokenize import (
     ENGINES,
     GPT2_PATTERN,
     PRETOKENIZERS,
+    _tables,
+    _unicode_classes,
     count_lines,
     count_pretokens,
+    custom,
     pretokenize,
     split_lines,
     word_counter,
@@ -64,9 +66,9 @@ TRICKY_CHARACTERS = list(
 )
 tricky_text = st.text(st.sampled_from(TRICKY_CHARACTERS), max_size=40)
 # Mostly runs of one character, to exercise run ends and long whitespace runs.
-runs_text = st.lists(
-    st.tuples(st.sampled_from(TRICKY_CHARACTERS), st.integers(1, 6)), max_size=12
-).map(lambda runs: "".join(char * count for char, count in runs))
+runs_text = st.lists(st.tuples(st.sampled_from(TRICKY_CHARACTERS), st.integers(1, 6)), max_size=12).map(
+    lambda runs: "".join(char * count for char, count in runs)
+)
 some_text = st.one_of(any_text, tricky_text, runs_text)
 
 
@@ -161,9 +163,7 @@ def test_count_pretokens_counts_the_tokens(text: str, engine: str) -> None:
     assert counts == dict(expected)
 
 
-@given(
-    st.lists(st.sampled_from(["a", " ", "\U0001f600", "\n", "b1", "'s", "\u00e9"]), max_size=200)
-)
+@given(st.lists(st.sampled_from(["a", " ", "\U0001f600", "\n", "b1", "'s", "\u00e9"]), max_size=200))
 def test_re_engine_splits_around_characters_above_the_bmp(pieces: List[str]) -> None:
     # The "re" engine tokenizes segments around characters above U+FFFF separately.
     text = "".join(pieces)
@@ -256,10 +256,7 @@ def test_class_table_matches_installed_regex_on_sampled_code_points() -> None:
     rng = random.Random(2024)
     sample = set(range(0x3000)) | {rng.randrange(0x110000) for _ in range(20_000)}
     sample |= {
-        cp
-        for spans in TABLE.values()
-        for first, last in spans
-        for cp in (first - 1, first, last, last + 1)
+        cp for spans in TABLE.values() for first, last in spans for cp in (first - 1, first, last, last + 1)
     }
     names = {
         _tables.OTHER: "other",
@@ -304,9 +301,7 @@ def test_generator_output_is_deterministic() -> None:
 # --------------------------------------------------------------------------------------
 # The "none" pre-tokenizer
 # --------------------------------------------------------------------------------------
-line_text = st.text(
-    st.sampled_from(list("ab \n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")), max_size=40
-)
+line_text = st.text(st.sampled_from(list("ab \n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")), max_size=40)
 
 
 @given(line_text)
@@ -339,10 +334,7 @@ def test_split_lines_examples() -> None:
 # Interface and errors
 # --------------------------------------------------------------------------------------
 def test_public_constants() -> None:
-    assert (
-        GPT2_PATTERN
-        == r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-    )
+    assert GPT2_PATTERN == r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
     assert ENGINES == ("scanner", "re", "regex")
     assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken", "none")
     assert DEFAULT_ENGINE in STDLIB_ENGINES  # the default never needs the optional package

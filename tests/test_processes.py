@@ -1,5 +1,6 @@
 """Real processes and real signals: workers die with their parent, SIGTERM and Ctrl-C end a
 run cleanly and truthfully, a closed pipe ends it quietly, a full device is named."""
+
 from __future__ import annotations
 
 import os
@@ -55,10 +56,22 @@ def start_counting(tmp_path: Path) -> "tuple[subprocess.Popen[bytes], List[int]]
     corpus.write_text("some words to count, over and over again\n" * 1_500_000, encoding="utf-8")
     (tmp_path / "scratch").mkdir()
     parent = subprocess.Popen(
-        [sys.executable, "-m", "purebpe", "count", str(corpus), "--processes", "2",
-         "--progress", "none", "-o", str(tmp_path / "c.tsv.gz")],
+        [
+            sys.executable,
+            "-m",
+            "purebpe",
+            "count",
+            str(corpus),
+            "--processes",
+            "2",
+            "--progress",
+            "none",
+            "-o",
+            str(tmp_path / "c.tsv.gz"),
+        ],
         env=dict(env(), TMPDIR=str(tmp_path / "scratch")),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
     workers: List[int] = []
@@ -210,7 +223,17 @@ def test_a_closed_pipe_ends_quietly(model_dir: Path, tmp_path: Path) -> None:
 def test_a_full_device_is_named(model_dir: Path, tmp_path: Path, how: str) -> None:
     text = tmp_path / "text.txt"
     text.write_text("ab cd\n" * 10_000, encoding="utf-8")
-    args = [sys.executable, "-m", "purebpe", "encode", "--tokenizer", str(model_dir), str(text), "--progress", "none"]
+    args = [
+        sys.executable,
+        "-m",
+        "purebpe",
+        "encode",
+        "--tokenizer",
+        str(model_dir),
+        str(text),
+        "--progress",
+        "none",
+    ]
     if how == "-o":
         result = subprocess.run(args + ["-o", "/dev/full"], env=env(), capture_output=True, text=True)
         name = "/dev/full"

@@ -1,4 +1,5 @@
 """Shards of a corpus counted apart add up: ``WordCounts.sum``, ``a + b``, ``count --merge``."""
+
 from __future__ import annotations
 
 import collections
@@ -10,13 +11,12 @@ from typing import Callable, Dict, List
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import run_cli
 
 import purebpe
 from purebpe import PureBPEError, WordCounts
 from purebpe.corpus import default_corpus
 from purebpe.pretokenize import pretokenize
-
-from test_cli import run_cli
 
 
 def spec_counts(texts: List[str]) -> Dict[bytes, int]:
@@ -70,8 +70,14 @@ def test_real_text_counted_in_shards_equals_counted_at_once(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"special_tokens": ["<s>"]}, r"shard-001.tsv.gz: counted with special tokens \['<s>'\], unlike \[\] in .*shard-000"),
-        ({"pretokenizer": "none"}, r"shard-001.tsv.gz: counted with pretokenizer 'none', unlike 'gpt2' in .*shard-000"),
+        (
+            {"special_tokens": ["<s>"]},
+            r"shard-001.tsv.gz: counted with special tokens \['<s>'\], unlike \[\] in .*shard-000",
+        ),
+        (
+            {"pretokenizer": "none"},
+            r"shard-001.tsv.gz: counted with pretokenizer 'none', unlike 'gpt2' in .*shard-000",
+        ),
     ],
 )
 def test_shards_counted_differently_are_refused_naming_the_file(
@@ -91,7 +97,9 @@ def test_bad_shards_name_the_file(tmp_path: Path) -> None:
     good = save_shards(tmp_path, [default_corpus()[:3]])[0]
     truncated = tmp_path / "truncated.tsv.gz"
     truncated.write_bytes(good.read_bytes()[:-40])
-    with pytest.raises(PureBPEError, match=r"truncated.tsv.gz: not a purebpe counts file, or a truncated one"):
+    with pytest.raises(
+        PureBPEError, match=r"truncated.tsv.gz: not a purebpe counts file, or a truncated one"
+    ):
         WordCounts.sum([good, truncated])
     bad_line = tmp_path / "bad-line.tsv.gz"
     bad_line.write_bytes(gzip.compress(gzip.decompress(good.read_bytes()) + b"12 oops\n"))
@@ -134,8 +142,16 @@ def test_cli_merges_shards_in_one_command(tmp_path: Path) -> None:
     for i, text in enumerate(["low lower lowest<|endoftext|>new\n", "newer lower<|endoftext|>x\n"]):
         (tmp_path / f"part{i}.txt").write_text(text * 5, encoding="utf-8")
         counted = run_cli(
-            ["count", f"part{i}.txt", "--special-token", "<|endoftext|>", "-o", f"c{i}.tsv.gz",
-             "--progress", "none"],
+            [
+                "count",
+                f"part{i}.txt",
+                "--special-token",
+                "<|endoftext|>",
+                "-o",
+                f"c{i}.tsv.gz",
+                "--progress",
+                "none",
+            ],
             tmp_path,
         )
         assert counted.returncode == 0, counted.stderr
@@ -151,7 +167,10 @@ def test_cli_merges_shards_in_one_command(tmp_path: Path) -> None:
     [
         (["--merge", "c0.tsv.gz", "c1.tsv.gz"], "c1.tsv.gz: counted with pretokenizer 'none', unlike 'gpt2'"),
         (["--merge"], "--merge needs the counts files"),
-        (["--merge", "c0.tsv.gz", "--special-token", "<s>"], "--special-token, --pretokenizer, --pattern and --processes do not apply"),
+        (
+            ["--merge", "c0.tsv.gz", "--special-token", "<s>"],
+            "--special-token, --pretokenizer, --pattern and --processes do not apply",
+        ),
         (["--merge", "c0.tsv.gz", "text.txt"], "text.txt: not a purebpe counts file"),
     ],
 )

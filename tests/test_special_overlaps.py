@@ -1,6 +1,7 @@
 """Overlapping special tokens give the same ids through every export format, or the export is
 refused: purebpe and HF take the longest special token that matches; tiktoken the first of its
 alternation, in hash order, so a tiktoken export of specials one of which starts another is refused."""
+
 from __future__ import annotations
 
 import tempfile
@@ -32,11 +33,15 @@ def overlapping_specials(draw: Any) -> List[str]:
 
 
 def texts_with(specials: List[str]) -> Any:
-    return st.lists(st.sampled_from(specials) | st.text(st.sampled_from("<>ab| x"), max_size=4), max_size=8).map("".join)
+    return st.lists(
+        st.sampled_from(specials) | st.text(st.sampled_from("<>ab| x"), max_size=4), max_size=8
+    ).map("".join)
 
 
 def event_of_prefixes(specials: List[str]) -> None:
-    event("a special token starts another" if has_prefix_pair(specials) else "no special token starts another")
+    event(
+        "a special token starts another" if has_prefix_pair(specials) else "no special token starts another"
+    )
 
 
 def has_prefix_pair(specials: List[str]) -> bool:

@@ -1,5 +1,6 @@
 """SuperBPE: stage 1 merges are kept exactly, stage 2 is canonical BPE on stage-2 words,
 the tokenizer saves, loads and encodes as HF does with the exported file."""
+
 from __future__ import annotations
 
 import collections
@@ -58,7 +59,12 @@ def stage2_words(text: str) -> Dict[bytes, int]:
 def test_stage_two_pattern_is_the_reference_recipe() -> None:
     assert STAGE2_PATTERN == r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
     assert pretokenize("by the way, 2024!!  ok", pretokenizer=STAGE2_PRETOKENIZER) == [
-        "by the way, ", "202", "4", "!!", " ", " ok"
+        "by the way, ",
+        "202",
+        "4",
+        "!!",
+        " ",
+        " ok",
     ]
 
 
@@ -76,15 +82,15 @@ def test_superbpe_keeps_stage_one_and_learns_superwords(small_corpus: Path, pret
     assert superwords
     # Stage 2 is canonical BPE on stage-2 words from stage 1's merges: the same as the
     # naive trainer continuing on words counted independently of purebpe's counting.
-    counts = purebpe.WordCounts(stage2_words(corpus.read_text(encoding="utf-8")), (SPECIAL,), STAGE2_PRETOKENIZER)
+    counts = purebpe.WordCounts(
+        stage2_words(corpus.read_text(encoding="utf-8")), (SPECIAL,), STAGE2_PRETOKENIZER
+    )
     naive = superwords_from_counts(counts, 500, stage1, variant="naive")
     assert naive == model
 
 
 @given(
-    texts=st.lists(
-        st.text(st.sampled_from(list("ab c.,!1 \n")), max_size=30), min_size=1, max_size=6
-    ),
+    texts=st.lists(st.text(st.sampled_from(list("ab c.,!1 \n")), max_size=30), min_size=1, max_size=6),
     transition=st.integers(0, 6),
     extra=st.integers(0, 8),
 )
@@ -150,12 +156,43 @@ def test_cli_trains_superbpe_and_extends(
     corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     common = ["--special-token", SPECIAL, "--progress", "none"]
-    assert main(["train", str(corpus), "--vocab-size", "600", "--superbpe", "--transition", "100",
-                 "-o", str(tmp_path / "s"), *common]) == 0
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--vocab-size",
+                "600",
+                "--superbpe",
+                "--transition",
+                "100",
+                "-o",
+                str(tmp_path / "s"),
+                *common,
+            ]
+        )
+        == 0
+    )
     assert purebpe.load(tmp_path / "s") == train_superbpe(corpus, 600, 100, [SPECIAL])
     assert main(["train", str(corpus), "--vocab-size", "400", "-o", str(tmp_path / "b"), *common]) == 0
-    assert main(["train", str(corpus), "--vocab-size", "650", "--superbpe", "--initial", str(tmp_path / "b"),
-                 "-o", str(tmp_path / "e"), "--progress", "none"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--vocab-size",
+                "650",
+                "--superbpe",
+                "--initial",
+                str(tmp_path / "b"),
+                "-o",
+                str(tmp_path / "e"),
+                "--progress",
+                "none",
+            ]
+        )
+        == 0
+    )
     extended = purebpe.load(tmp_path / "e")
     assert extended == extend_superbpe(corpus, 650, purebpe.load(tmp_path / "b"))
     capsys.readouterr()
@@ -181,16 +218,32 @@ def test_without_regex_superbpe_trains_on_its_own_scanner(
     assert train_superbpe(small_corpus, 500, 150, [SPECIAL]) == expected
     # The CLI in a fresh interpreter where "import regex" fails.
     code = (
-        "import sys; sys.modules['regex'] = None; from purebpe.cli import main; "
-        "sys.exit(main(sys.argv[1:]))"
+        "import sys; sys.modules['regex'] = None; from purebpe.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     out = tmp_path / "model"
     env = {"PYTHONPATH": str(Path(purebpe.__file__).parent.parent), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
-        [sys.executable, "-c", code, "train", str(small_corpus), "--vocab-size", "500",
-         "--superbpe", "--transition", "150", "--special-token", SPECIAL, "--progress", "none",
-         "-o", str(out)],
-        env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            code,
+            "train",
+            str(small_corpus),
+            "--vocab-size",
+            "500",
+            "--superbpe",
+            "--transition",
+            "150",
+            "--special-token",
+            SPECIAL,
+            "--progress",
+            "none",
+            "-o",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     assert purebpe.load(out).merges == expected.merges
@@ -199,7 +252,9 @@ def test_without_regex_superbpe_trains_on_its_own_scanner(
 def test_long_pieces_encode_in_time_linear_enough() -> None:
     # A superword tokenizer's pieces can be whole paragraphs: encoding one must not be
     # quadratic (apply_merges works with a heap over the piece's pairs).
-    model = purebpe.train_from_iterator(["the cat sat on the mat " * 200], 400, pretokenizer=STAGE2_PRETOKENIZER)
+    model = purebpe.train_from_iterator(
+        ["the cat sat on the mat " * 200], 400, pretokenizer=STAGE2_PRETOKENIZER
+    )
     tok = model.tokenizer()
     piece = "the cat sat on the mat " * 20000  # one 460 kB piece
     ids = tok.encode(piece)

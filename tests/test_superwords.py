@@ -5,6 +5,7 @@ between them).  The scanner must give exactly that on every code point, in the c
 where the pattern looks at a character's class, and on Hypothesis text; a safe cut must
 change nothing wherever it is taken.
 """
+
 from __future__ import annotations
 
 import collections

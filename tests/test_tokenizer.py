@@ -1,10 +1,10 @@
 """The Tokenizer: encoding, special tokens, streaming, decoding, and agreement with training."""
-from __future__ import annotations
 
-import re
+from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 from unittest import mock
@@ -21,9 +21,8 @@ from purebpe.core import WordTable, apply_merges, merge_word, pack_pair
 from purebpe.corpus import default_corpus
 from purebpe.errors import PureBPEError
 from purebpe.pretokenize import pretokenize, split_lines
-from purebpe.trainers import get_trainer
-
 from purebpe.testing.strategies import texts as generated_texts
+from purebpe.trainers import get_trainer
 
 EOT = "<|endoftext|>"
 EOT2 = EOT + EOT
@@ -399,8 +398,17 @@ def test_inconsistent_vocab_and_merges_are_refused(
 
 # Stanford CS336 assignment 1's toy example: a vocab holding only the bytes it needs.
 CS336_VOCAB = {
-    0: b" ", 1: b"a", 2: b"c", 3: b"e", 4: b"h", 5: b"t",
-    6: b"th", 7: b" c", 8: b" a", 9: b"the", 10: b" at",
+    0: b" ",
+    1: b"a",
+    2: b"c",
+    3: b"e",
+    4: b"h",
+    5: b"t",
+    6: b"th",
+    7: b" c",
+    8: b" a",
+    9: b"the",
+    10: b" at",
 }
 CS336_MERGES = [(b"t", b"h"), (b" ", b"c"), (b" ", b"a"), (b"th", b"e"), (b" a", b"t")]
 
@@ -513,7 +521,10 @@ def test_unknown_tokens_are_key_errors_and_purebpe_errors(tok: Tokenizer) -> Non
             call()
     with pytest.raises(PureBPEError) as error:
         tok.decode([5, 10**6])
-    assert str(error.value) == "token id 1000000 at position 1 is not in the vocabulary (ids run 0..%d)" % tok.max_token_value
+    assert (
+        str(error.value)
+        == "token id 1000000 at position 1 is not in the vocabulary (ids run 0..%d)" % tok.max_token_value
+    )
 
 
 def test_pickled_tokenizers_encode_the_same(tok: Tokenizer) -> None:
@@ -565,14 +576,20 @@ def test_official_rank_files_are_read_plain_or_gzipped(tmp_path: Path) -> None:
     import base64
     import gzip
 
-    lines = b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(256)) + base64.b64encode(b"hi") + b" 256\n"
+    lines = (
+        b"".join(base64.b64encode(bytes([i])) + b" %d\n" % i for i in range(256))
+        + base64.b64encode(b"hi")
+        + b" 256\n"
+    )
     (tmp_path / "plain.tiktoken").write_bytes(lines)
     (tmp_path / "packed.tiktoken.gz").write_bytes(gzip.compress(lines))
     for name in ("plain.tiktoken", "packed.tiktoken.gz"):
         tok = Tokenizer.from_tiktoken(tmp_path / name, "r50k_base")
         assert tok.encode("hi") == [256] and tok.n_vocab == 50257
     (tmp_path / "broken.tiktoken.gz").write_bytes(gzip.compress(lines)[:100])
-    with pytest.raises(PureBPEError, match=r"broken.tiktoken.gz, line \d+: cannot read \(Compressed file ended"):
+    with pytest.raises(
+        PureBPEError, match=r"broken.tiktoken.gz, line \d+: cannot read \(Compressed file ended"
+    ):
         Tokenizer.from_tiktoken(tmp_path / "broken.tiktoken.gz", "r50k_base")
     (tmp_path / "bad.tiktoken").write_bytes(lines + b"!!! 9\n")
     with pytest.raises(PureBPEError, match="bad.tiktoken, line 258: expected 'base64 rank'"):

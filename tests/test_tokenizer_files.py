@@ -1,11 +1,11 @@
 """The fetched-file helper: real files come back, absent ones skip naming the fetch command."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import _tokenizer_files
+import pytest
 from _tokenizer_files import tokenizer_file
 
 

@@ -10,6 +10,7 @@
   (the key itself is proven in ``test_core.py``);
 * the real text of ``pydoc_data.topics``: all variants identical at vocab 2000.
 """
+
 from __future__ import annotations
 
 import platform
@@ -18,6 +19,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import word_counts
 
 import purebpe
 from purebpe.core import PAIR_SHIFT, WordTable, merge_word, unpack_pair
@@ -25,7 +27,6 @@ from purebpe.corpus import default_corpus
 from purebpe.testing.strategies import corpora, special_tokens
 from purebpe.trainers import AUTO, VARIANTS, get_trainer, interpreter_key, resolve_variant
 from purebpe.trainers.pair_index import PairIndex
-from strategies import word_counts
 
 FAST = [name for name in VARIANTS if name != "naive"]
 ALL = list(VARIANTS)
@@ -34,9 +35,7 @@ ALL = list(VARIANTS)
 KEEP_WORDS = ("naive", "incremental", "fine_grained", "heap", "sorted", "bucket")
 
 
-def train_all(
-    counts: purebpe.WordCounts, vocab_size: int, **options: object
-) -> Dict[str, purebpe.BPEModel]:
+def train_all(counts: purebpe.WordCounts, vocab_size: int, **options: object) -> Dict[str, purebpe.BPEModel]:
     train = purebpe.train_from_counts
     return {
         variant: train(counts, vocab_size, variant=variant, **options)  # type: ignore[arg-type]
@@ -109,9 +108,7 @@ def test_variants_equal_naive_on_generated_corpora(
     texts = data.draw(corpus, label="texts")
     counts = purebpe.count_from_iterator(texts, specials, pretokenizer=pretokenizer)
     vocab_size = 256 + len(specials) + extra  # often more merges than the corpus allows
-    models = train_all(
-        counts, vocab_size, min_frequency=min_frequency, max_token_length=max_token_length
-    )
+    models = train_all(counts, vocab_size, min_frequency=min_frequency, max_token_length=max_token_length)
     assert_all_equal(models)
     model = models["naive"]
     # Step by step too, as far as the corpus allows.
@@ -221,9 +218,7 @@ def test_hf_tie_break_takes_the_smallest_hf_ids() -> None:
 # --------------------------------------------------------------------------------------
 # The fine-grained index and the bucket argument
 # --------------------------------------------------------------------------------------
-def recount(
-    words: List[List[int]], counts: List[int]
-) -> Tuple[Dict[int, int], Dict[int, Dict[int, int]]]:
+def recount(words: List[List[int]], counts: List[int]) -> Tuple[Dict[int, int], Dict[int, Dict[int, int]]]:
     """Pair counts and the occurrence index from scratch, independently of PairIndex."""
     pair_counts: Dict[int, int] = {}
     pair_to_words: Dict[int, Dict[int, int]] = {}
@@ -273,8 +268,7 @@ def test_merged_counts_never_increase(words: Dict[bytes, int]) -> None:
     for left, right in get_trainer("naive")(table):
         merged_counts.append(
             sum(
-                count
-                * sum(1 for i in range(len(word) - 1) if (word[i], word[i + 1]) == (left, right))
+                count * sum(1 for i in range(len(word) - 1) if (word[i], word[i + 1]) == (left, right))
                 for word, count in zip(table.words, table.counts)
             )
         )
@@ -324,7 +318,9 @@ def test_auto_trains_long_words_with_positional(monkeypatch: pytest.MonkeyPatch)
     assert choose_variant([b"a" * (LONG_WORD_BYTES + 1)]) == "positional"
     chosen: List[str] = []
     real_get_trainer = purebpe.training.get_trainer
-    monkeypatch.setattr(purebpe.training, "get_trainer", lambda name: chosen.append(name) or real_get_trainer(name))
+    monkeypatch.setattr(
+        purebpe.training, "get_trainer", lambda name: chosen.append(name) or real_get_trainer(name)
+    )
     counts = purebpe.count_from_iterator(["ab" * 5000], pretokenizer="none")
     assert purebpe.train_from_counts(counts, 300) == purebpe.train_from_counts(counts, 300, variant="bucket")
     assert chosen == ["positional", "bucket"]

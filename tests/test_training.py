@@ -1,4 +1,5 @@
 """The training API, the model and its native file format."""
+
 from __future__ import annotations
 
 import json

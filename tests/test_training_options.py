@@ -1,5 +1,6 @@
 """Training the way users ask for it, for every variant: continue training, count once and
 train many, ``max_token_length``, ``min_frequency``, huge counts, determinism."""
+
 from __future__ import annotations
 
 import hashlib
@@ -27,7 +28,9 @@ def train(texts: List[str], vocab_size: int, variant: str = "naive", **options: 
 @variants
 @given(texts=corpora(special_tokens=[SPECIAL]), sizes=st.tuples(vocab_sizes(257, 300), vocab_sizes(257, 330)))
 @settings(max_examples=40)
-def test_continuing_on_the_same_corpus_equals_training_at_once(variant: str, texts: List[str], sizes: tuple) -> None:  # type: ignore[type-arg]
+def test_continuing_on_the_same_corpus_equals_training_at_once(
+    variant: str, texts: List[str], sizes: tuple
+) -> None:  # type: ignore[type-arg]
     small, big = min(sizes), max(sizes)
     first = train(texts, small, variant)
     assert train(texts, big, variant, initial=first) == train(texts, big, "naive")
@@ -43,7 +46,9 @@ def test_continuing_on_a_new_corpus_keeps_the_initial_merges_and_ids(variant: st
         assert more.vocab[tid] == first.vocab[tid]
     assert more.special_tokens == ("<a>", SPECIAL)  # the initial model's first
     assert more.vocab_size == 500
-    expected = purebpe.train_from_iterator(docs[10:20], 500, [SPECIAL, "<a>"], variant="incremental", initial=first)
+    expected = purebpe.train_from_iterator(
+        docs[10:20], 500, [SPECIAL, "<a>"], variant="incremental", initial=first
+    )
     assert more == expected
 
 
@@ -56,9 +61,14 @@ def test_truncating_equals_training_to_the_smaller_size(texts: List[str], sizes:
     assert model.truncate(reachable) == train(texts, reachable, "incremental")
 
 
-@given(words=st.dictionaries(st.binary(max_size=12), st.integers(1, 2**70), max_size=30), specials=st.lists(st.text(min_size=1), unique=True, max_size=3))
+@given(
+    words=st.dictionaries(st.binary(max_size=12), st.integers(1, 2**70), max_size=30),
+    specials=st.lists(st.text(min_size=1), unique=True, max_size=3),
+)
 @settings(max_examples=60)
-def test_word_counts_round_trip_through_their_file(tmp_path_factory: pytest.TempPathFactory, words: dict, specials: List[str]) -> None:  # type: ignore[type-arg]
+def test_word_counts_round_trip_through_their_file(
+    tmp_path_factory: pytest.TempPathFactory, words: dict, specials: List[str]
+) -> None:  # type: ignore[type-arg]
     counts = purebpe.WordCounts(words, tuple(specials), "none")
     path = tmp_path_factory.mktemp("counts") / "counts.tsv.gz"
     counts.save(path)
@@ -78,9 +88,15 @@ def test_count_once_train_many(tmp_path: Path) -> None:
     "content, message",
     [
         (b"not gzip", "not a purebpe counts file"),
-        ("# {\"format\": \"other\"}\n", "bad header line"),
-        ("# {\"format\": \"purebpe-word-counts-1\", \"special_tokens\": [], \"pretokenizer\": \"gpt2\"}\n12\tok\nx\tbad\n", "line 3: expected 'count<TAB>word'"),
-        ("# {\"format\": \"purebpe-word-counts-1\", \"special_tokens\": [], \"pretokenizer\": \"gpt2\"}\n1\t\u2603\n", "line 2: .* not in GPT-2's byte-to-unicode alphabet"),
+        ('# {"format": "other"}\n', "bad header line"),
+        (
+            '# {"format": "purebpe-word-counts-1", "special_tokens": [], "pretokenizer": "gpt2"}\n12\tok\nx\tbad\n',
+            "line 3: expected 'count<TAB>word'",
+        ),
+        (
+            '# {"format": "purebpe-word-counts-1", "special_tokens": [], "pretokenizer": "gpt2"}\n1\t\u2603\n',
+            "line 2: .* not in GPT-2's byte-to-unicode alphabet",
+        ),
     ],
 )
 def test_malformed_counts_files_name_the_line(tmp_path: Path, content: object, message: str) -> None:
@@ -95,7 +111,9 @@ def test_malformed_counts_files_name_the_line(tmp_path: Path, content: object, m
 @variants
 @given(texts=corpora(special_tokens=[SPECIAL]), limit=st.integers(1, 5), size=vocab_sizes(257, 330))
 @settings(max_examples=40)
-def test_max_token_length_is_honoured_identically(variant: str, texts: List[str], limit: int, size: int) -> None:
+def test_max_token_length_is_honoured_identically(
+    variant: str, texts: List[str], limit: int, size: int
+) -> None:
     model = train(texts, size, variant, max_token_length=limit)
     assert model == train(texts, size, "naive", max_token_length=limit)
     assert all(len(left + right) <= limit for left, right in model.merges)
@@ -104,7 +122,9 @@ def test_max_token_length_is_honoured_identically(variant: str, texts: List[str]
 @variants
 @given(texts=corpora(alphabet="ab"), min_frequency=st.integers(1, 6), size=vocab_sizes(257, 330))
 @settings(max_examples=40)
-def test_min_frequency_is_honoured_identically(variant: str, texts: List[str], min_frequency: int, size: int) -> None:
+def test_min_frequency_is_honoured_identically(
+    variant: str, texts: List[str], min_frequency: int, size: int
+) -> None:
     model = train(texts, size, variant, min_frequency=min_frequency)
     assert model == train(texts, size, "naive", min_frequency=min_frequency)
 

@@ -2,6 +2,7 @@
 agreement with the stdlib calls (every interpreter) and with the ``wakong`` package
 (CPython >= 3.10 where it is installed), the helpers, and ``purebpe mask``.
 """
+
 from __future__ import annotations
 
 import io
@@ -104,7 +105,9 @@ def stdlib_scheme(rng: Random, seq_len: int, config: MaskConfig = DEFAULT_CONFIG
 def test_constants_and_defaults_are_the_issues() -> None:
     assert (PROPOSED_MASK_RATE, POISSON_RATE, MAX_SPAN) == (SPEC_RATE, SPEC_POISSON_RATE, SPEC_MAX_SPAN)
     assert (DEFAULT_CONFIG.rate, DEFAULT_CONFIG.poisson_rate, DEFAULT_CONFIG.max_span) == (
-        SPEC_RATE, SPEC_POISSON_RATE, SPEC_MAX_SPAN
+        SPEC_RATE,
+        SPEC_POISSON_RATE,
+        SPEC_MAX_SPAN,
     )
 
 
@@ -358,7 +361,7 @@ def test_mask_rate_is_15_percent(uniform_batch: Tuple[List[int], List[MaskScheme
 
 
 def test_span_lengths_follow_the_capped_poisson_law_with_mode_3(
-    uniform_batch: Tuple[List[int], List[MaskScheme]]
+    uniform_batch: Tuple[List[int], List[MaskScheme]],
 ) -> None:
     lengths, schemes = uniform_batch
     means = {n: expected_for_length(n)[1] for n in STAT_LENGTHS}
@@ -386,9 +389,7 @@ def test_span_lengths_follow_the_capped_poisson_law_with_mode_3(
     assert mode_margin > 5 * math.sqrt(sq_margin_residual)
 
 
-def test_first_and_last_word_are_masked_alike(
-    uniform_batch: Tuple[List[int], List[MaskScheme]]
-) -> None:
+def test_first_and_last_word_are_masked_alike(uniform_batch: Tuple[List[int], List[MaskScheme]]) -> None:
     lengths, schemes = uniform_batch
     first = last = inserted_first = inserted_last = 0
     for seq_len, scheme in zip(lengths, schemes):
@@ -475,9 +476,11 @@ def test_show_example() -> None:
     [[(5, 1)], [(-1, 0)], [(0, -1)], [(2, 1), (1, 1)], [(0, 3), (2, 1)], [(3, 0), (3, 0)]],
 )
 def test_bad_schemes_are_rejected(scheme: List[Tuple[int, int]]) -> None:
-    for use in (lambda: apply_mask(list("abcde"), scheme),
-                lambda: show(5, scheme),
-                lambda: span_corruption(list(range(5)), scheme, [-1, -2, -3])):
+    for use in (
+        lambda: apply_mask(list("abcde"), scheme),
+        lambda: show(5, scheme),
+        lambda: span_corruption(list(range(5)), scheme, [-1, -2, -3]),
+    ):
         with pytest.raises(PureBPEError, match="bad mask scheme"):
             use()
 
@@ -542,9 +545,7 @@ def test_configs_are_values() -> None:
 
 @pytest.fixture(scope="module")
 def wakong_package() -> Any:
-    return pytest.importorskip(
-        "wakong", reason="the wakong package (CPython >= 3.10 only) is not installed"
-    )
+    return pytest.importorskip("wakong", reason="the wakong package (CPython >= 3.10 only) is not installed")
 
 
 def differential_cases() -> List[Tuple[int, int]]:
@@ -635,9 +636,7 @@ def test_cli_show_and_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
         assert picture == show(len(line.split()), scheme)
 
 
-def test_cli_rejects_invalid_utf8_with_its_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_rejects_invalid_utf8_with_its_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = "fine line\n".encode("utf-8") + b"broken \xff here\n"
     path = tmp_path / "bad.txt"
     path.write_bytes(data)
@@ -657,7 +656,10 @@ def test_cli_rejects_invalid_utf8_with_its_place(
     ],
 )
 def test_cli_bad_arguments_exit_2_with_one_line(
-    args: List[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    args: List[str],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)

@@ -7,6 +7,7 @@ subcommand and sets ``func`` to a ``run(args) -> int``. Bad input raises
 SIGTERM 143, saying which complete outputs were written; a closed pipe (``| head``) ends
 quietly with the SIGPIPE status, 141.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Dict, Optional, Sequence
 
 from .._atomic import written
-from ._io import CLOSED_STREAMS
 from ..errors import PureBPEError
+from ._io import CLOSED_STREAMS
 
 # Subcommand modules, in the order ``purebpe --help`` lists them.
 COMMANDS = (

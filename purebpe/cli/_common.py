@@ -1,4 +1,5 @@
 """What ``purebpe train`` and ``purebpe count`` share: the input options and the counting."""
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,7 @@ def add_layout_arguments(parser: argparse.ArgumentParser, format_flag: bool = Tr
         "--text-key",
         default="text",
         metavar="KEY",
-        help="JSON lines: the key of each record's text, a dotted path for nested records "
-        "(default: text)",
+        help="JSON lines: the key of each record's text, a dotted path for nested records (default: text)",
     )
     parser.add_argument(
         "--column", default="text", metavar="NAME", help="Parquet: the text column (default: text)"

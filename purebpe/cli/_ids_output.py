@@ -7,6 +7,7 @@ recorded beside it in a sidecar, ``NAME.bin.json`` (``{"format": "purebpe-ids-1"
 decoded with the wrong width. Shards are written into a hidden directory beside the
 target and moved into it only when every shard is complete: a failed run writes nothing.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,9 @@ def sidecar_path(path: str) -> str:
 
 
 def write_sidecar(path: str, dtype: str, count: int) -> None:
-    write_text(sidecar_path(path), json.dumps({"format": SIDECAR_FORMAT, "dtype": dtype, "count": count}) + "\n")
+    write_text(
+        sidecar_path(path), json.dumps({"format": SIDECAR_FORMAT, "dtype": dtype, "count": count}) + "\n"
+    )
 
 
 def read_sidecar(path: str) -> Optional[Dict[str, object]]:
@@ -120,7 +123,9 @@ class ShardWriter:
         parent = target.parent
         parent.mkdir(parents=True, exist_ok=True)
         self.target = target
-        self.staging = tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.purebpe-{os.getpid()}-", suffix=".tmp")
+        self.staging = tempfile.mkdtemp(
+            dir=parent, prefix=f".{target.name}.purebpe-{os.getpid()}-", suffix=".tmp"
+        )
         self.shard_ids = shard_ids
         self.format = format
         self.dtype = dtype

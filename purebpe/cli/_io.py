@@ -8,6 +8,7 @@ The ``.npy`` header is written by hand (NumPy is optional): a fixed-size header 
 written first and rewritten with the final length at the end. File outputs go to a
 temporary file beside the target, renamed into place only when complete.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -6,6 +6,7 @@ directory is on the import path, as with ``python -m``), runs every property of 
 counterexample -- then each failure's full report with a runnable snippet. Exit status 1
 when a property fails, 0 when all pass, 2 when the callable cannot be imported.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,11 @@ def add_parser(subparsers: Any) -> None:
         "hf Hugging Face tokenizers' rules",
     )
     parser.add_argument(
-        "--max-examples", type=int, default=50, metavar="N", help="Hypothesis examples per property (default 50)"
+        "--max-examples",
+        type=int,
+        default=50,
+        metavar="N",
+        help="Hypothesis examples per property (default 50)",
     )
     parser.add_argument(
         "--progress", choices=("bar", "none"), default="bar", help="a progress bar on stderr (default: bar)"
@@ -59,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         from ..testing.checks import conformance
         from ..testing.harness import default_settings, load_callable
     except ImportError as exc:
-        raise PureBPEError(f"purebpe conformance needs hypothesis ({exc}); pip install 'purebpe[test]'") from None
+        raise PureBPEError(
+            f"purebpe conformance needs hypothesis ({exc}); pip install 'purebpe[test]'"
+        ) from None
     if args.max_examples < 1:
         raise PureBPEError(f"--max-examples must be at least 1, not {args.max_examples}")
     fn = load_callable(args.target)
@@ -78,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
     )
     lines = ["| property | result | counterexample |", "| --- | --- | --- |"]
     for outcome in outcomes:
-        lines.append(f"| {outcome.name} | {'pass' if outcome.passed else 'FAIL'} | {_cell(outcome.summary())} |")
+        lines.append(
+            f"| {outcome.name} | {'pass' if outcome.passed else 'FAIL'} | {_cell(outcome.summary())} |"
+        )
     failed = [outcome for outcome in outcomes if not outcome.passed]
     reports: List[str] = [f"\n### {outcome.name}\n\n```text\n{outcome.report()}\n```" for outcome in failed]
     print("\n".join(lines + reports))

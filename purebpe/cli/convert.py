@@ -1,4 +1,5 @@
 """``purebpe convert IN OUT --format F``: a tokenizer file in another format, or a one-line refusal."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("source", metavar="IN", help="a tokenizer file or folder")
     parser.add_argument("output", metavar="OUT", help="directory to write into")
     parser.add_argument("--format", required=True, choices=list(FORMATS))
-    parser.add_argument("--encoding", default=None,
-                        help="for a tiktoken-format rank file: the model or OpenAI encoding it belongs to")
+    parser.add_argument(
+        "--encoding",
+        default=None,
+        help="for a tiktoken-format rank file: the model or OpenAI encoding it belongs to",
+    )
     parser.set_defaults(func=run)
 
 

@@ -1,4 +1,5 @@
 """``purebpe count``: count the words of a corpus once, to train many vocabularies from them."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,10 @@ def add_parser(subparsers: Any) -> None:
         help="FILES are counts files saved by 'purebpe count': add them up into one",
     )
     parser.add_argument(
-        "-o", "--output", default="counts.tsv.gz", metavar="FILE",
+        "-o",
+        "--output",
+        default="counts.tsv.gz",
+        metavar="FILE",
         help="(default: counts.tsv.gz; - for stdout)",
     )
     parser.set_defaults(func=run)
@@ -68,7 +72,14 @@ def merge(args: argparse.Namespace) -> int:
     """Add up the counts files FILES; their headers give the special tokens and pre-tokenizer."""
     if not args.files:
         raise PureBPEError("--merge needs the counts files to add up")
-    options = (args.special_token, args.processes, args.pattern, args.pretokenizer, args.max_chars, args.doc_cap)
+    options = (
+        args.special_token,
+        args.processes,
+        args.pattern,
+        args.pretokenizer,
+        args.max_chars,
+        args.doc_cap,
+    )
     if any(option is not None and option != [] for option in options):
         raise PureBPEError(
             "--merge reads the special tokens and pre-tokenizer from the counts files; "

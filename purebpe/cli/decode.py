@@ -1,4 +1,5 @@
 """``purebpe decode``: token ids (text, ``.npy`` or raw ``uint16``/``uint32``) back to text."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,11 +11,11 @@ from ..tokenizer import Tokenizer
 from ._ids_output import read_sidecar, sidecar_path
 from ._io import (
     add_format_arguments,
-    is_std,
     atomic_output,
     check_output,
     dtype_for,
     ids_format,
+    is_std,
     open_input,
     read_ids,
     write_text_stream,
@@ -41,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.output)
     tokenizer = load_model(args.tokenizer).tokenizer()
     format = ids_format(args.file, args.format)
-    dtype = raw_dtype(args.file, args.dtype) if format == "bin" else dtype_for(args.dtype, max(tokenizer.vocab))
+    dtype = (
+        raw_dtype(args.file, args.dtype) if format == "bin" else dtype_for(args.dtype, max(tokenizer.vocab))
+    )
     with open_input(args.file) as (stream, source, _size):
         with atomic_output(args.output) as out:
             write_text_stream(out, _decoded(tokenizer, read_ids(stream, source, format, dtype), source))

@@ -1,5 +1,6 @@
 """``purebpe encode``: a corpus to token ids, in parallel and in order, as text, ``.npy``,
 raw ``uint16``/``uint32`` (``.bin``) or ``.bin`` shards."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,10 +16,23 @@ from ..pretokenize.chunking import ChunkCutter
 from ..progress import progress_bar
 from ..readers import read_options, sources
 from ..tokenizer import AllowedSpecial, Tokenizer
-from ._common import add_errors_and_progress_arguments, add_layout_arguments, add_processes_argument
-from ._common import progress_option, skipped_note
+from ._common import (
+    add_errors_and_progress_arguments,
+    add_layout_arguments,
+    add_processes_argument,
+    progress_option,
+    skipped_note,
+)
 from ._ids_output import IdsWriter, ShardWriter, write_sidecar
-from ._io import add_format_arguments, atomic_output, check_stdin_open, check_output, dtype_for, ids_format, is_std
+from ._io import (
+    add_format_arguments,
+    atomic_output,
+    check_output,
+    check_stdin_open,
+    dtype_for,
+    ids_format,
+    is_std,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -101,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     processes = default_processes(args.processes, total)
     skipped = [0]
     texts = corpus_texts(found, options, cutter, skipped, args.doc_cap, args.max_chars)
-    ids = encode_corpus(tokenizer, texts, allowed_special=allowed, separator=separator, dtype=dtype, processes=processes)
+    ids = encode_corpus(
+        tokenizer, texts, allowed_special=allowed, separator=separator, dtype=dtype, processes=processes
+    )
     bar = progress_bar(progress_option(args), "encode", None, "id", unit_scale=True)
     writer: Union[IdsWriter, ShardWriter]
     try:
@@ -130,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     if not is_std(args.output):
         what = f"{format}, {dtype}" if format != "text" else "text"
-        where = f"{args.output} ({len(writer.names)} shards)" if isinstance(writer, ShardWriter) else args.output
+        where = (
+            f"{args.output} ({len(writer.names)} shards)" if isinstance(writer, ShardWriter) else args.output
+        )
         print(f"wrote {count:,} ids to {where} ({what}){skipped_note(skipped[0])}", file=sys.stderr)
     elif skipped[0]:
         print(f"purebpe: {skipped_note(skipped[0]).strip(' ()')}", file=sys.stderr)

@@ -1,4 +1,5 @@
 """``purebpe export``: write a saved model in another format (GPT-2, HF, tiktoken, purebpe)."""
+
 from __future__ import annotations
 
 import argparse

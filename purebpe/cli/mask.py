@@ -5,6 +5,7 @@ Each line is split on whitespace; the words are masked with :class:`purebpe.wako
 joined by single spaces. ``--show`` adds, under each line, the picture of its scheme
 (``.`` a kept word, ``x`` a masked one, ``( )`` a mask).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="float64",
         help="span-length table; 'published' reproduces the wakong package seed for seed",
     )
-    parser.add_argument(
-        "--show", action="store_true", help="print each line's mask picture under it"
-    )
+    parser.add_argument("--show", action="store_true", help="print each line's mask picture under it")
     parser.set_defaults(func=run)
 
 

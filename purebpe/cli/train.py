@@ -1,4 +1,5 @@
 """``purebpe train``: count words, train a variant, save the model, print a short summary."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,20 +13,19 @@ import attrs
 
 from .._atomic import check_output_dir
 from ..core import WordTable
-from ..wordcounts import WordCounts
 from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
-from ..progress import Progress
 from ..pretokenize import Pretokenizer, check_pretokenizer
+from ..progress import Progress
 from ..readers import LAYOUTS
 from ..superbpe import STAGE2_PATTERN, STAGE2_PRETOKENIZER, superwords_from_counts
 from ..trainers import VARIANTS, choose_variant
 from ..training import merge_counts
 from ..training_options import TrainingOptions
+from ..wordcounts import WordCounts
 from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
-
 
 #: Options that say how to count, which a counts file has already fixed.
 _COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes", "max_chars", "doc_cap")
@@ -41,15 +41,15 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     add_input_arguments(parser, format_flag=False)
-    parser.add_argument(
-        "--counts", metavar="FILE", help="train on words counted by 'purebpe count' instead"
-    )
+    parser.add_argument("--counts", metavar="FILE", help="train on words counted by 'purebpe count' instead")
     parser.add_argument("--vocab-size", type=int, default=1000, help="(default: %(default)s)")
     parser.add_argument("--variant", default="auto", help=f"auto, {', '.join(VARIANTS)}")
     parser.add_argument("--min-frequency", type=int, default=1, metavar="F")
     parser.add_argument("--max-token-length", type=int, default=None, metavar="BYTES")
     parser.add_argument(
-        "--tie-break", default="canonical", choices=("canonical", "hf"),
+        "--tie-break",
+        default="canonical",
+        choices=("canonical", "hf"),
         help="canonical: greatest bytes (default); hf: Hugging Face tokenizers' smallest ids",
     )
     parser.add_argument("--initial", metavar="DIR", help="continue training from this model")
@@ -132,15 +132,19 @@ def _resolve_formats(args: argparse.Namespace) -> None:
     args.format = args.model_format or args.format or "purebpe"
 
 
-def _run_superbpe(
-    args: argparse.Namespace, progress: Progress, initial: Optional[BPEModel]
-) -> int:
+def _run_superbpe(args: argparse.Namespace, progress: Progress, initial: Optional[BPEModel]) -> int:
     """Stage 1 (unless ``--initial`` gives it), then stage 2 on the same input."""
     if args.counts:
         raise PureBPEError("--superbpe counts the text twice (two patterns): give FILES, not --counts")
-    streams = [f for f in args.files if f == "-" or (os.path.exists(f) and not os.path.isfile(f) and not os.path.isdir(f))]
+    streams = [
+        f
+        for f in args.files
+        if f == "-" or (os.path.exists(f) and not os.path.isfile(f) and not os.path.isdir(f))
+    ]
     if streams:
-        raise PureBPEError(f"{streams[0]}: --superbpe reads the corpus twice (two patterns), so not from a stream")
+        raise PureBPEError(
+            f"{streams[0]}: --superbpe reads the corpus twice (two patterns), so not from a stream"
+        )
     if (initial is None) == (args.transition is None):
         raise PureBPEError("--superbpe needs --transition T (stage 1 here) or --initial DIR (stage 1 done)")
     if args.max_token_length is not None or args.tie_break != "canonical":
@@ -157,7 +161,12 @@ def _run_superbpe(
     counted = time.perf_counter()
     counts, source = count_input(args)
     model = superwords_from_counts(
-        counts, args.vocab_size, initial, variant=args.variant, min_frequency=args.min_frequency, progress=progress
+        counts,
+        args.vocab_size,
+        initial,
+        variant=args.variant,
+        min_frequency=args.min_frequency,
+        progress=progress,
     )
     trained = time.perf_counter()
     paths = model.save(args.output, args.format)
@@ -175,9 +184,14 @@ def training_options(
 ) -> TrainingOptions:
     """The options the command line gives, checked before any counting."""
     return TrainingOptions(
-        vocab_size=args.vocab_size, special_tokens=special_tokens, variant=args.variant,
-        pretokenizer=pretokenizer, min_frequency=args.min_frequency,
-        max_token_length=args.max_token_length, tie_break=args.tie_break, initial=initial,
+        vocab_size=args.vocab_size,
+        special_tokens=special_tokens,
+        variant=args.variant,
+        pretokenizer=pretokenizer,
+        min_frequency=args.min_frequency,
+        max_token_length=args.max_token_length,
+        tie_break=args.tie_break,
+        initial=initial,
         progress=progress,
     )
 
@@ -192,8 +206,10 @@ def _print_summary(
 ) -> None:
     first = ", ".join(repr((left + right).decode("utf-8", "replace")) for left, right in model.merges[:8])
     print(f"trained on  {source}: {counts.total():,} words, {len(counts):,} distinct")
-    print(f"vocab       {model.vocab_size:,} tokens ({len(model.merges):,} merges, "
-          f"{len(model.special_tokens)} special) with variant {variant}")
+    print(
+        f"vocab       {model.vocab_size:,} tokens ({len(model.merges):,} merges, "
+        f"{len(model.special_tokens)} special) with variant {variant}"
+    )
     print(f"first merges {first}")
     print(f"compression {bytes_per_token(counts, model):.2f} bytes per token on the training text")
     print(f"time        count {seconds[0]:.2f} s, merge {seconds[1]:.2f} s, save {seconds[2]:.2f} s")

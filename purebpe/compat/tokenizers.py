@@ -14,6 +14,7 @@ when encoding, ``skip_special_tokens=True`` when decoding): ``Tokenizer.from_fil
 ``save``. Training, truncation and padding are not offered: they raise one clear line.
 The pipeline itself is :class:`purebpe.hf.HFTokenizer`.
 """
+
 from __future__ import annotations
 
 import json
@@ -124,9 +125,13 @@ def _added(token: Union[str, AddedToken], special: bool) -> _Added:
         is_special = special or token.special
         normalized = token._normalized
         return _Added(
-            -1, token.content, special=is_special,
+            -1,
+            token.content,
+            special=is_special,
             normalized=(not is_special) if normalized is None else normalized,
-            lstrip=token.lstrip, rstrip=token.rstrip, single_word=token.single_word,
+            lstrip=token.lstrip,
+            rstrip=token.rstrip,
+            single_word=token.single_word,
         )
     raise TypeError(f"tokens must be str or AddedToken, not {type(token).__name__}")
 

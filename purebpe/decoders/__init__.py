@@ -19,6 +19,7 @@ concatenation.  :func:`from_json` builds one from its JSON object; ``to_json`` g
 ``BPEDecoder``  a word-end ``suffix`` (CLIP's ``</w>``) becomes a space, nothing at the end;
 ``Sequence``    each in turn.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -319,4 +320,3 @@ def from_json(obj: Mapping[str, Any]) -> Decoder:
     if kind == "Sequence":
         return Sequence([from_json(item) for item in field(obj, "decoders", list, what)])
     raise PureBPEError(f"decoder {kind!r} is not supported")
-

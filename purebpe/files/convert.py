@@ -22,6 +22,7 @@ After writing, the output is read back (``tiktoken`` by tiktoken's rule) and mus
 encode a probe text exactly as the input does; otherwise the output is removed and the
 conversion refused.
 """
+
 from __future__ import annotations
 
 import base64
@@ -32,8 +33,8 @@ from typing import TYPE_CHECKING, List, Optional, Union
 
 from .._atomic import make_output_dir
 from ..errors import PureBPEError
-from ..model import BPEModel
 from ..formats import FORMATS, save
+from ..model import BPEModel
 from .detect import detect, load_tokenizer
 
 if TYPE_CHECKING:
@@ -55,8 +56,8 @@ PROBE_TEXT = (
 
 def read_any(path: PathLike, *, encoding: Optional[str] = None) -> "Tokenizer":
     """The :class:`purebpe.Tokenizer` of any file purebpe converts from."""
-    from ..tokenizer import Tokenizer
     from ..formats import load
+    from ..tokenizer import Tokenizer
 
     if detect(path) == "hf":
         # The HF files purebpe.load reads exactly; it names in one line what it does not.
@@ -100,8 +101,9 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
     included -- where :func:`purebpe.formats.save` would go through merges.
     """
     from .._atomic import digest, write_files
+    from ..formats.tiktoken_format import _RANKS_DIGEST
+    from ..formats.tiktoken_format import FILES as TIKTOKEN_FILES
     from ..pretokenize import Pattern, pattern_string, pretokenizer_to_json
-    from ..formats.tiktoken_format import _RANKS_DIGEST, FILES as TIKTOKEN_FILES
 
     assert tok._whole_tokens is not None
     if isinstance(tok.pretokenizer, Pattern):
@@ -130,8 +132,8 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
 
 
 def _read_back(paths: List[Path], format: str) -> "Tokenizer":
-    from ..tokenizer import Tokenizer
     from ..formats import load
+    from ..tokenizer import Tokenizer
 
     if format == "hf":
         return Tokenizer.from_model(load(paths[0]))

@@ -20,6 +20,7 @@ to :mod:`purebpe.hf`).  A rank file holds no pattern: name its encoding (``"llam
 ``"cl100k_base"`` ...; an official file name such as ``cl100k_base.tiktoken`` names
 itself) or give ``pattern=`` and ``special_tokens=``.
 """
+
 from __future__ import annotations
 
 import base64
@@ -147,9 +148,9 @@ def detect(path: PathLike) -> str:
 def _load_with_sidecar(ranks_path: Path) -> "Tokenizer":
     """purebpe's tiktoken export, by tiktoken's rule: the sidecar gives pattern and specials."""
     from .._atomic import file_digest
-    from ..pretokenize import pretokenizer_from_json
     from ..formats.bytelevel import read_json
     from ..formats.tiktoken_format import _RANKS_DIGEST
+    from ..pretokenize import pretokenizer_from_json
     from .tiktoken_models import load_tiktoken_model
 
     sidecar_path = ranks_path.with_name(ranks_path.name + ".json")
@@ -160,7 +161,9 @@ def _load_with_sidecar(ranks_path: Path) -> "Tokenizer":
     if recorded is not None and recorded != file_digest(ranks_path):
         raise PureBPEError(f"{ranks_path} and {sidecar_path}: not saved together (the ranks changed)")
     pretokenizer = pretokenizer_from_json(sidecar.get("pretokenizer", "gpt2"), str(sidecar_path))
-    return load_tiktoken_model(ranks_path, pattern=pretokenizer, special_tokens=sidecar.get("special_tokens", {}))
+    return load_tiktoken_model(
+        ranks_path, pattern=pretokenizer, special_tokens=sidecar.get("special_tokens", {})
+    )
 
 
 def load_tokenizer(
@@ -185,7 +188,9 @@ def load_tokenizer(
         target = _in_folder(target)
     kind, data = _detect_file(target)
     if kind != "tiktoken" and (encoding is not None or pattern is not None or special_tokens is not None):
-        raise PureBPEError(f"{target}: encoding=, pattern= and special_tokens= are for rank files, not {kind} files")
+        raise PureBPEError(
+            f"{target}: encoding=, pattern= and special_tokens= are for rank files, not {kind} files"
+        )
     if kind == "hf":
         from ..hf.loader import load as load_hf
 

@@ -24,6 +24,7 @@ and ``mistral_common``'s ``Tekkenizer`` reads it so (``tekken.py``):
 keeps their order, so merging is unchanged) and makes ordinary text the default
 (``allowed_special=set()``, ``disallowed_special=()``).
 """
+
 from __future__ import annotations
 
 import base64
@@ -42,9 +43,25 @@ __all__ = ["DEPRECATED_SPECIAL_TOKENS", "is_tekken", "load_tekken", "read_tekken
 
 #: The special tokens of Tekken files that list none (versions up to v7), in id order.
 DEPRECATED_SPECIAL_TOKENS = (
-    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
-    "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]",
-    "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]",
+    "<unk>",
+    "<s>",
+    "</s>",
+    "[INST]",
+    "[/INST]",
+    "[AVAILABLE_TOOLS]",
+    "[/AVAILABLE_TOOLS]",
+    "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]",
+    "[TOOL_CALLS]",
+    "[IMG]",
+    "<pad>",
+    "[IMG_BREAK]",
+    "[IMG_END]",
+    "[PREFIX]",
+    "[MIDDLE]",
+    "[SUFFIX]",
+    "[SYSTEM_PROMPT]",
+    "[/SYSTEM_PROMPT]",
     "[TOOL_CONTENT]",
 )
 
@@ -85,7 +102,8 @@ def read_tekken(path: Union[str, Path], data: Any = None) -> Dict[str, Any]:
         raise PureBPEError(f"{path}: Tekken config has a pattern or size of the wrong type")
     listed = data.get("special_tokens")
     names: List[str] = (
-        list(DEPRECATED_SPECIAL_TOKENS) if listed is None
+        list(DEPRECATED_SPECIAL_TOKENS)
+        if listed is None
         else [_special_name(path, i, entry) for i, entry in enumerate(listed)]
     )
     if len(set(names)) != len(names) or len(names) > num_special:
@@ -96,7 +114,9 @@ def read_tekken(path: Union[str, Path], data: Any = None) -> Dict[str, Any]:
     inner = vocab_size - num_special
     vocab = data["vocab"]
     if not 0 <= inner <= len(vocab):
-        raise PureBPEError(f"{path}: default_vocab_size {vocab_size} needs {inner} of {len(vocab)} vocab tokens")
+        raise PureBPEError(
+            f"{path}: default_vocab_size {vocab_size} needs {inner} of {len(vocab)} vocab tokens"
+        )
     ranks: Dict[bytes, int] = {}
     for index, entry in enumerate(vocab[:inner]):
         try:
@@ -136,8 +156,10 @@ def load_tekken(path: Union[str, Path], data: Any = None) -> "Tokenizer":
 
     tekken = read_tekken(path, data)
     tok = Tokenizer.from_ranks(
-        tekken["ranks"], tekken["special_tokens"],
-        pretokenizer=resolve_pattern(tekken["pattern"]), name=Path(path).stem,
+        tekken["ranks"],
+        tekken["special_tokens"],
+        pretokenizer=resolve_pattern(tekken["pattern"]),
+        name=Path(path).stem,
     )
     # mistral-common encodes with special_tokens={}: a special token's text is ordinary text.
     tok._specials = tok._specials.with_defaults(frozenset(), ())

@@ -23,6 +23,7 @@ The ids are what those packages build with ``tiktoken.Encoding``: ranks are ids,
 follow.  :func:`load_tiktoken_model` builds the :class:`purebpe.Tokenizer` through
 :meth:`~purebpe.Tokenizer.from_ranks`, so encoding follows tiktoken's rule and defaults.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -47,6 +48,7 @@ __all__ = [
 
 def _after_ranks(names: List[str]) -> Callable[[int], Dict[str, int]]:
     """Specials numbered from the first id after the ranks, in order."""
+
     def specials(n_ranks: int) -> Dict[str, int]:
         return {name: n_ranks + i for i, name in enumerate(names)}
 
@@ -55,6 +57,7 @@ def _after_ranks(names: List[str]) -> Callable[[int], Dict[str, int]]:
 
 def _from_id(start: int, names: List[str]) -> Callable[[int], Dict[str, int]]:
     """Specials numbered from a fixed id, in order (Qwen writes the id down)."""
+
     def specials(n_ranks: int) -> Dict[str, int]:
         return {name: start + i for i, name in enumerate(names)}
 
@@ -77,10 +80,18 @@ class ModelEncoding:
 
 def _llama3_specials() -> List[str]:
     named = [
-        "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
-        "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|step_id|>",
-        "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>",
-        "<|python_tag|>", "<|image|>",
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "<|reserved_special_token_0|>",
+        "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>",
+        "<|step_id|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+        "<|python_tag|>",
+        "<|image|>",
     ]
     return named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
 
@@ -90,15 +101,27 @@ def _llama4_specials() -> List[str]:
         return [f"<|{kind}_reserved_special_token_{i}|>" for i in range(start, start + count)]
 
     text_post_train = [
-        "<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>",
+        "<|header_start|>",
+        "<|header_end|>",
+        "<|eom|>",
+        "<|eot|>",
+        "<|step|>",
         *(f"<|text_post_train_reserved_special_token_{i}|>" for i in range(6)),
-        "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>",
+        "<|python_start|>",
+        "<|python_end|>",
+        "<|finetune_right_pad|>",
     ] + reserved("text_post_train", 61, 8)
     vision = [
-        "<|image_start|>", "<|image_end|>", "<|vision_reserved_special_token_0|>",
-        "<|vision_reserved_special_token_1|>", "<|tile_x_separator|>", "<|tile_y_separator|>",
+        "<|image_start|>",
+        "<|image_end|>",
+        "<|vision_reserved_special_token_0|>",
+        "<|vision_reserved_special_token_1|>",
+        "<|tile_x_separator|>",
+        "<|tile_y_separator|>",
         *(f"<|vision_reserved_special_token_{i}|>" for i in range(2, 6)),
-        "<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>",
+        "<|image|>",
+        "<|vision_reserved_special_token_6|>",
+        "<|patch|>",
     ] + reserved("vision", 1041, 7)
     reasoning = reserved("reasoning", 8, 0) + ["<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
     basic = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
@@ -109,13 +132,39 @@ def _llama4_specials() -> List[str]:
 _QWEN_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] + [f"<|extra_{i}|>" for i in range(205)]
 
 _QWEN3_5_SPECIALS = [
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
-    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
-    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>",
-    "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>",
-    "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|object_ref_start|>",
+    "<|object_ref_end|>",
+    "<|box_start|>",
+    "<|box_end|>",
+    "<|quad_start|>",
+    "<|quad_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|fim_pad|>",
+    "<|repo_name|>",
+    "<|file_sep|>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
+    "<|audio_start|>",
+    "<|audio_end|>",
+    "<tts_pad>",
+    "<tts_text_bos>",
+    "<tts_text_eod>",
+    "<tts_text_bos_single>",
+    "<|audio_pad|>",
 ]
 
 QWEN3_5_PATTERN = (
@@ -137,23 +186,32 @@ WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}
 
 def _whisper_specials(num_languages: int) -> List[str]:
     return [
-        "<|endoftext|>", "<|startoftranscript|>",
+        "<|endoftext|>",
+        "<|startoftranscript|>",
         *(f"<|{code}|>" for code in WHISPER_LANGUAGES[:num_languages]),
-        "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>",
-        "<|nospeech|>", "<|notimestamps|>",
+        "<|translate|>",
+        "<|transcribe|>",
+        "<|startoflm|>",
+        "<|startofprev|>",
+        "<|nospeech|>",
+        "<|notimestamps|>",
         *(f"<|{i * 0.02:.2f}|>" for i in range(1501)),
     ]
 
 
 #: The models whose rank files purebpe knows the pattern and specials of (module docstring).
 MODEL_ENCODINGS: Dict[str, ModelEncoding] = {
-    "llama3": ModelEncoding("llama3", PATTERNS["llama3"], _after_ranks(_llama3_specials()), "tokenizer.model"),
+    "llama3": ModelEncoding(
+        "llama3", PATTERNS["llama3"], _after_ranks(_llama3_specials()), "tokenizer.model"
+    ),
     "llama4": ModelEncoding("llama4", PATTERNS["o200k"], _after_ranks(_llama4_specials()), "tokenizer.model"),
     "qwen": ModelEncoding("qwen", PATTERNS["qwen"], _from_id(151643, _QWEN_SPECIALS), "qwen.tiktoken"),
     "qwen3.5": ModelEncoding(
         "qwen3.5", QWEN3_5_PATTERN, _from_id(248044, _QWEN3_5_SPECIALS), "qwen3_6.tiktoken"
     ),
-    "whisper": ModelEncoding("whisper", WHISPER_PATTERN, _after_ranks(_whisper_specials(99)), "gpt2.tiktoken"),
+    "whisper": ModelEncoding(
+        "whisper", WHISPER_PATTERN, _after_ranks(_whisper_specials(99)), "gpt2.tiktoken"
+    ),
     "whisper-v3": ModelEncoding(
         "whisper-v3", WHISPER_PATTERN, _after_ranks(_whisper_specials(100)), "multilingual.tiktoken"
     ),
@@ -169,9 +227,7 @@ def model_encoding(name: str) -> ModelEncoding:
     try:
         return MODEL_ENCODINGS[name]
     except (KeyError, TypeError):
-        raise PureBPEError(
-            f"unknown model encoding {name!r}; known: {', '.join(MODEL_ENCODINGS)}"
-        ) from None
+        raise PureBPEError(f"unknown model encoding {name!r}; known: {', '.join(MODEL_ENCODINGS)}") from None
 
 
 def load_tiktoken_model(
@@ -223,6 +279,8 @@ def load_tiktoken_model(
             f"string or a name) or encoding= (one of {', '.join([*ENCODINGS, *MODEL_ENCODINGS])})"
         )
     return Tokenizer.from_ranks(
-        ranks, specials or {}, pretokenizer=pretokenizer,
+        ranks,
+        specials or {},
+        pretokenizer=pretokenizer,
         name=name or encoding or Path(path).name,
     )

@@ -4,6 +4,7 @@ Each format module defines ``FILES`` (the file names it writes), ``save(model, d
 -> list[Path]`` and ``load(path) -> BPEModel``. :func:`load` recognises a format by its
 file name; a directory may hold several formats only if they hold the same model.
 """
+
 from __future__ import annotations
 
 import importlib

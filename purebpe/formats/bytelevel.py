@@ -10,6 +10,7 @@ checked against its merges (:func:`purebpe.vocab.check_model`) and assembled int
 one line naming it, not later inside the tokenizer. Cost: linear in the vocabulary.
 Nothing outside :mod:`purebpe.formats` imports this module.
 """
+
 from __future__ import annotations
 
 import json

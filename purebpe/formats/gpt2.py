@@ -18,6 +18,7 @@ into place first. A save interrupted between the two renames, or files mixed by 
 leave a ``vocab.json`` the header does not match, and loading refuses the pair (files
 without the field, such as GPT-2's own, are read as they are).
 """
+
 from __future__ import annotations
 
 import json

@@ -21,6 +21,7 @@ Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokeniz
 >= 0.20), and refuses options purebpe does not implement (a normalizer, dropout,
 ``ignore_merges``, subword prefixes...) with a one-line error naming the file.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,6 +79,8 @@ def _pre_tokenizer(pretokenizer: Pretokenizer) -> Dict[str, Any]:
         setup: Dict[str, Any] = _PRE_TOKENIZERS[pretokenizer]
         return setup
     return _regex_split(hf_regex(pretokenizer))
+
+
 # Model options whose values other than these change the encoding.
 _NEUTRAL_OPTIONS: Dict[str, Tuple[Any, ...]] = {
     "dropout": (None, 0, 0.0),
@@ -149,7 +152,7 @@ def load(path: Path) -> BPEModel:
 
 def _read(document: Any, origin: str = "") -> BPEModel:
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
-        raise PureBPEError("not an HF tokenizer.json (no \"model\" object)")
+        raise PureBPEError('not an HF tokenizer.json (no "model" object)')
     model = document["model"]
     if model.get("type", "BPE") != "BPE":
         raise PureBPEError(f"model type {excerpt(model.get('type'))} is not BPE")
@@ -179,7 +182,7 @@ def _read(document: Any, origin: str = "") -> BPEModel:
     for added in document.get("added_tokens") or []:
         tid, content = added["id"], added["content"]
         if not is_id(tid) or not isinstance(content, str):
-            raise PureBPEError(f"added token {excerpt(added)} is not {{\"id\": int >= 0, \"content\": str}}")
+            raise PureBPEError(f'added token {excerpt(added)} is not {{"id": int >= 0, "content": str}}')
         if tid in vocab and vocab[tid] != content.encode("utf-8"):
             raise PureBPEError(
                 f"added token {excerpt(content)} has id {tid}, which the model vocab gives to "

@@ -9,6 +9,7 @@ both: the end-of-text token by its usual names (``<|endoftext|>``, ``<|end_of_te
 beginning, unknown and padding tokens, and every other special token as an additional
 one, each also under ``added_tokens_decoder`` by id.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,8 +51,11 @@ def special_token_roles(special_ids: Mapping[str, int]) -> Dict[str, str]:
 def save_transformers_files(special_ids: Mapping[str, int], directory: Path) -> List[Path]:
     """Write ``tokenizer_config.json`` and ``special_tokens_map.json`` into ``directory``."""
     roles = special_token_roles(special_ids)
-    additional = [text for text, _ in sorted(special_ids.items(), key=lambda item: item[1])
-                  if text not in roles.values()]
+    additional = [
+        text
+        for text, _ in sorted(special_ids.items(), key=lambda item: item[1])
+        if text not in roles.values()
+    ]
     special_map: Dict[str, Any] = dict(roles)
     if additional:
         special_map["additional_special_tokens"] = additional
@@ -61,8 +65,12 @@ def save_transformers_files(special_ids: Mapping[str, int], directory: Path) -> 
         "model_max_length": 1000000000000000019884624838656,  # transformers' "no limit"
         "added_tokens_decoder": {
             str(tid): {
-                "content": text, "lstrip": False, "normalized": False, "rstrip": False,
-                "single_word": False, "special": True,
+                "content": text,
+                "lstrip": False,
+                "normalized": False,
+                "rstrip": False,
+                "single_word": False,
+                "special": True,
             }
             for text, tid in sorted(special_ids.items(), key=lambda item: item[1])
         },

@@ -10,6 +10,7 @@ so the file is readable text; special tokens are stored as their own strings::
 ``"pretokenizer"`` is a name (``"gpt2"``, ``"cl100k"``, ``"o200k"``, ``"none"``) or, for a
 custom pattern, ``{"pattern": "<regex>", "behavior": "isolated"}``.
 """
+
 from __future__ import annotations
 
 import json
@@ -68,7 +69,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
 def load(path: Path) -> BPEModel:
     document = read_json(Path(path), "purebpe JSON file")
     if not isinstance(document, dict) or document.get("format") != "purebpe":
-        raise PureBPEError(f"{path}: not a purebpe JSON file (no \"format\": \"purebpe\")")
+        raise PureBPEError(f'{path}: not a purebpe JSON file (no "format": "purebpe")')
     if document.get("version") != VERSION:
         raise PureBPEError(f"{path}: unsupported purebpe file version {excerpt(document.get('version'))}")
     try:
@@ -82,9 +83,9 @@ def load(path: Path) -> BPEModel:
 def _read(document: Dict[str, Any], origin: str = "") -> BPEModel:
     vocab_field, merges_field, specials = document["vocab"], document["merges"], document["special_tokens"]
     if not isinstance(vocab_field, dict) or not isinstance(specials, dict):
-        raise PureBPEError("\"vocab\" and \"special_tokens\" must be JSON objects")
+        raise PureBPEError('"vocab" and "special_tokens" must be JSON objects')
     if not isinstance(merges_field, list):
-        raise PureBPEError("\"merges\" must be a list of [left, right] pairs")
+        raise PureBPEError('"merges" must be a list of [left, right] pairs')
     vocab: Dict[int, bytes] = {}
     for key, token in vocab_field.items():
         tid = int(key)

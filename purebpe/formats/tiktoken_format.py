@@ -36,6 +36,7 @@ with it (``"ranks_sha256"``, which tiktoken does not read), and a save renames t
 into place first. A save interrupted between the two renames, or files mixed by hand,
 leave ranks the sidecar does not match, and loading refuses the pair.
 """
+
 from __future__ import annotations
 
 import base64
@@ -62,7 +63,6 @@ from .bytelevel import assemble, is_id, literal_token, parse_json, read_json, to
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 #: The sidecar's record of the ranks file it belongs with.
 _RANKS_DIGEST = "ranks_sha256"
-
 
 
 def tiktoken_encoding(path: Union[str, "os.PathLike[str]"], name: str = "purebpe") -> Any:
@@ -131,7 +131,7 @@ def _mismatch(ranks_path: Path, sidecar_path: Path) -> str:
     return (
         f"{ranks_path} and {sidecar_path}: not saved together ({sidecar_path.name} records "
         f"another {ranks_path.name}: an interrupted save or files mixed by hand; save the "
-        f"model again, or delete \"{_RANKS_DIGEST}\" to pair them anyway)"
+        f'model again, or delete "{_RANKS_DIGEST}" to pair them anyway)'
     )
 
 
@@ -221,5 +221,3 @@ def _read_pair(ranks_path: Path, sidecar_path: Path) -> Tuple[Dict[bytes, int], 
         return read_ranks(ranks_path, ranks_data), pretokenizer, specials
 
     return read_together([sidecar_path, ranks_path], parse)
-
-

@@ -21,6 +21,7 @@ install. Modules: :mod:`~purebpe.gpu.backend` (namespaces), :mod:`~purebpe.gpu.t
 (the token table), :mod:`~purebpe.gpu.decode` (batch decoding),
 :mod:`~purebpe.gpu.stream` (streaming).
 """
+
 from __future__ import annotations
 
 from .backend import cupy_unavailable_reason

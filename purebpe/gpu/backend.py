@@ -7,6 +7,7 @@ time a table is built, and a missing one raises :class:`~purebpe.errors.PureBPEE
 saying what to install. The few places that must know which backend they run on (moving
 results to the host, the optional fused CUDA kernel) ask :func:`is_cupy`.
 """
+
 from __future__ import annotations
 
 import importlib

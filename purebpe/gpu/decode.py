@@ -38,6 +38,7 @@ Cost: O(ids + output bytes) array work, one scalar read (the total size, to allo
 output), one bulk device-to-host copy, then one C-level decode per row. The padded and
 ragged forms never loop over ids in Python; a list of rows is flattened in Python first.
 """
+
 from __future__ import annotations
 
 from array import array
@@ -226,9 +227,7 @@ def to_host(xp: ModuleType, buffer: Array, *index_arrays: Array) -> Tuple[bytes,
     return host[start:].tobytes(), lists
 
 
-def segments(
-    table: DecodeTable, ids: Any, lengths: Any = None
-) -> Tuple[Array, Optional[Array], Array]:
+def segments(table: DecodeTable, ids: Any, lengths: Any = None) -> Tuple[Array, Optional[Array], Array]:
     """Any input form as ``(seg_ids, used, item_offsets)`` on ``table.xp``, all checked.
 
     ``used`` is ``None`` when every id counts, else a boolean array beside ``seg_ids``
@@ -274,14 +273,14 @@ def _ragged(table: DecodeTable, flat: Array, row_offsets: Array) -> Tuple[Array,
     first, last = int(row_offsets[0]), int(row_offsets[-1])
     if first != 0 or last != flat.shape[0]:
         raise PureBPEError(
-            f"row_offsets must run from 0 to len(flat_ids) = {flat.shape[0]}, "
-            f"not from {first} to {last}"
+            f"row_offsets must run from 0 to len(flat_ids) = {flat.shape[0]}, not from {first} to {last}"
         )
     steps = row_offsets[1:].astype(xp.int64) - row_offsets[:-1]
     if bool((steps < 0).any()):
         row = int(xp.argmax(steps < 0))
-        raise PureBPEError(f"row_offsets decrease at row {row}: {int(row_offsets[row])} then "
-                           f"{int(row_offsets[row + 1])}")
+        raise PureBPEError(
+            f"row_offsets decrease at row {row}: {int(row_offsets[row])} then {int(row_offsets[row + 1])}"
+        )
     table.check_ids(flat, name="flat_ids")
     return table.xp.asarray(flat), None, table.xp.asarray(row_offsets, dtype=table.xp.int64)
 

@@ -28,6 +28,7 @@ U+FFFD, as PyPy does. The total text is the same either way.
 Cost per step: O(rows + new ids + new bytes) array work and one transfer, then one C-level
 decode per row on the host.
 """
+
 from __future__ import annotations
 
 import operator
@@ -112,9 +113,7 @@ class BatchDecodeStream:
         self.table = table
         self.batch_size = batch_size
         # The held bytes live after the token table, so they are gathered like tokens.
-        self._source = xp.concatenate(
-            [table.token_bytes, xp.zeros(MAX_HELD * batch_size, dtype=xp.uint8)]
-        )
+        self._source = xp.concatenate([table.token_bytes, xp.zeros(MAX_HELD * batch_size, dtype=xp.uint8)])
         self._held = xp.zeros((batch_size, MAX_HELD), dtype=xp.uint8)  # right-aligned
         self._held_len = xp.zeros(batch_size, dtype=xp.int64)
         self._tables = [xp.asarray(t, dtype=xp.int64) for t in utf8_lead_tables()]
@@ -148,10 +147,7 @@ class BatchDecodeStream:
         self._held = xp.where(keep, tail, 0).astype(xp.uint8)
         self._held_len = hold
         data, (offsets, held) = to_host(xp, buffer, row_offsets, hold)
-        return [
-            data[offsets[r] : offsets[r + 1] - held[r]].decode("utf-8", "replace")
-            for r in range(rows)
-        ]
+        return [data[offsets[r] : offsets[r + 1] - held[r]].decode("utf-8", "replace") for r in range(rows)]
 
     def pending(self) -> List[bytes]:
         """The bytes each row holds back (0 to 3: a valid start of a character)."""
@@ -175,8 +171,9 @@ class BatchDecodeStream:
         seen: Set[int] = set()
         for row in rows:
             if isinstance(row, bool) or not isinstance(row, int) or not 0 <= row < self.batch_size:
-                raise PureBPEError(f"rows to flush must be row indices in 0..{self.batch_size - 1}, "
-                                   f"not {row!r}")
+                raise PureBPEError(
+                    f"rows to flush must be row indices in 0..{self.batch_size - 1}, not {row!r}"
+                )
             if row in seen:  # its held bytes would be emitted twice
                 raise PureBPEError(f"rows to flush must be distinct: row {row} appears twice")
             seen.add(row)
@@ -198,8 +195,7 @@ class BatchDecodeStream:
                 grid = grid.reshape(-1, 1)
             if grid.ndim != 2 or grid.shape[0] != self.batch_size:
                 raise PureBPEError(
-                    f"new_ids must have one entry per row ({self.batch_size}), "
-                    f"not shape {tuple(grid.shape)}"
+                    f"new_ids must have one entry per row ({self.batch_size}), not shape {tuple(grid.shape)}"
                 )
             used = None
         table.check_ids(grid, used, name="new_ids")
@@ -208,9 +204,7 @@ class BatchDecodeStream:
     def _grid_from_lists(self, new_ids: Sequence[Any]) -> Tuple[Array, Optional[Array]]:
         """Rows given as Python values, padded on the host to one width (plain Python)."""
         if len(new_ids) != self.batch_size:
-            raise PureBPEError(
-                f"new_ids must have one entry per row ({self.batch_size}), not {len(new_ids)}"
-            )
+            raise PureBPEError(f"new_ids must have one entry per row ({self.batch_size}), not {len(new_ids)}")
         rows: List[List[int]] = []
         for r, row in enumerate(new_ids):
             try:
@@ -219,9 +213,7 @@ class BatchDecodeStream:
                 try:
                     rows.append([operator.index(i) for i in row])
                 except TypeError:
-                    raise PureBPEError(
-                        f"new_ids[{r}] must be an id or a list of ids, not {row!r}"
-                    ) from None
+                    raise PureBPEError(f"new_ids[{r}] must be an id or a list of ids, not {row!r}") from None
         width = max(len(row) for row in rows)
         numpy = import_backend("numpy")
         counts = numpy.asarray([len(row) for row in rows], dtype=numpy.int64)

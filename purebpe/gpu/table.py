@@ -19,6 +19,7 @@ bytes per id plus the tails of longer tokens), for the CPU's faster way to copy 
 It also checks ids (:meth:`DecodeTable.check_ids`) so that bad input fails with a
 ``PureBPEError`` before any gathering starts.
 """
+
 from __future__ import annotations
 
 from types import ModuleType
@@ -138,15 +139,13 @@ class DecodeTable:
             known=None if known_host is None else module.asarray(known_host),
             known_host=known_host,
             gather=gather,
-            windows=None if gather != "windows" else TokenWindows.from_tokens(
-                [bytes(vocab.get(tid, b"")) for tid in range(vocab_size)]
-            ),
+            windows=None
+            if gather != "windows"
+            else TokenWindows.from_tokens([bytes(vocab.get(tid, b"")) for tid in range(vocab_size)]),
         )
 
     @classmethod
-    def from_tokenizer(
-        cls, tokenizer: Any, xp: Namespace = None, *, gather: str = "auto"
-    ) -> "DecodeTable":
+    def from_tokenizer(cls, tokenizer: Any, xp: Namespace = None, *, gather: str = "auto") -> "DecodeTable":
         """The table of anything with a ``.vocab`` mapping ids to bytes.
 
         That is a ``purebpe.Tokenizer`` or a ``purebpe.BPEModel``.
@@ -254,4 +253,3 @@ def _check_entry(tid: Any, token: Any) -> int:
     if not isinstance(token, (bytes, bytearray)):
         raise PureBPEError(f"vocab[{tid}] must be bytes, not {type(token).__name__}")
     return tid
-

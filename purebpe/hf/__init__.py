@@ -12,6 +12,7 @@ pre-tokenizers and decoders; this package holds the added vocabulary
 (:mod:`.added`), the pipeline (:mod:`.pipeline`), the fast path onto purebpe's engine
 (:mod:`.fast`) and the loader (:mod:`.loader`).
 """
+
 from __future__ import annotations
 
 from .added import AddedToken, AddedVocabulary

@@ -16,6 +16,7 @@ As ``tokenizers/src/tokenizer/added_vocabulary.rs`` does it (read as the spec):
 Whitespace and word characters follow Rust's ``regex`` (Unicode ``White_Space``;
 ``\\w`` = letters, marks, decimal digits, connector punctuation, joiners), not Python's.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -83,8 +84,13 @@ class AddedToken:
         if not isinstance(content, str):
             raise PureBPEError(f"added token {tid} has the content {content!r}, not a string")
         flags: Dict[str, bool] = {}
-        for key, default in (("special", False), ("normalized", True), ("lstrip", False),
-                             ("rstrip", False), ("single_word", False)):
+        for key, default in (
+            ("special", False),
+            ("normalized", True),
+            ("lstrip", False),
+            ("rstrip", False),
+            ("single_word", False),
+        ):
             value = obj.get(key, default)
             if not isinstance(value, bool):
                 raise PureBPEError(f"added token {content!r}: {key} is {value!r}, not true or false")
@@ -93,8 +99,12 @@ class AddedToken:
 
     def to_json(self) -> Dict[str, Any]:
         return {
-            "id": self.id, "content": self.content, "single_word": self.single_word,
-            "lstrip": self.lstrip, "rstrip": self.rstrip, "normalized": self.normalized,
+            "id": self.id,
+            "content": self.content,
+            "single_word": self.single_word,
+            "lstrip": self.lstrip,
+            "rstrip": self.rstrip,
+            "normalized": self.normalized,
             "special": self.special,
         }
 

@@ -12,18 +12,19 @@ tokenizer, or says ``None`` when the file is outside this case (the pipeline the
 its own components). It covers the ids of text without added tokens and after the
 normalizer; added tokens, normalizers, offsets and post-processing stay with the pipeline.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytemap import UNICODE_TO_BYTE
-from ..formats.hf import _pretokenizer_name
 from ..errors import PureBPEError
-from ..pretokenize import Pattern, Pretokenizer
+from ..formats.hf import _pretokenizer_name
+from ..models.bpe import BPE
 from ..pre_tokenizers import named_pretokenizer
+from ..pretokenize import Pattern, Pretokenizer
 from ..token_tables import TokenTables
 from ..tokenizer import Tokenizer
-from ..models.bpe import BPE
 
 __all__ = ["fast_engine", "fast_pretokenizer"]
 

@@ -11,6 +11,7 @@ Untrusted files: ids must stay below ``2 x tokens + 2**20`` (tables are indexed 
 a vocab holds at most :data:`purebpe.models.bpe.MAX_TOKENS` entries, an id belongs to one
 token; the regexes a file brings run in the pre-tokenizers, which bound their own work.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,17 @@ from .pipeline import HFTokenizer
 
 __all__ = ["from_document", "is_hf_document", "load", "loads"]
 
-_TOP_LEVEL = {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer",
-              "post_processor", "decoder", "model"}
+_TOP_LEVEL = {
+    "version",
+    "truncation",
+    "padding",
+    "added_tokens",
+    "normalizer",
+    "pre_tokenizer",
+    "post_processor",
+    "decoder",
+    "model",
+}
 
 
 def is_hf_document(document: Any) -> bool:
@@ -38,9 +48,7 @@ def is_hf_document(document: Any) -> bool:
     (True, False)
     """
     return (
-        isinstance(document, dict)
-        and isinstance(document.get("model"), dict)
-        and set(document) <= _TOP_LEVEL
+        isinstance(document, dict) and isinstance(document.get("model"), dict) and set(document) <= _TOP_LEVEL
     )
 
 
@@ -53,7 +61,8 @@ def looks_like_hf_file(path: Union[str, "os.PathLike[str]"]) -> bool:
         return False
     text = head.lstrip()
     return text.startswith(b"{") and any(
-        key in head for key in (b'"model"', b'"added_tokens"', b'"normalizer"', b'"pre_tokenizer"', b'"truncation"')
+        key in head
+        for key in (b'"model"', b'"added_tokens"', b'"normalizer"', b'"pre_tokenizer"', b'"truncation"')
     )
 
 
@@ -100,7 +109,7 @@ def _part(document: Mapping[str, Any], key: str, build: Any) -> Any:
 
 def _build(document: Any, name: str) -> HFTokenizer:
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
-        raise PureBPEError("not an HF tokenizer.json (no \"model\" object)")
+        raise PureBPEError('not an HF tokenizer.json (no "model" object)')
     unknown = sorted(set(document) - _TOP_LEVEL)
     if unknown:
         raise PureBPEError(f"top-level key {unknown[0]!r} is not part of HF's tokenizer.json")
@@ -112,7 +121,9 @@ def _build(document: Any, name: str) -> HFTokenizer:
     if not isinstance(raw_added, list):
         raise PureBPEError("added_tokens is not a list")
     added_tokens: List[AddedToken] = [AddedToken.from_json(obj) for obj in raw_added]
-    check_dense_ids(list(model.id_to_token) + [t.id for t in added_tokens], len(model.vocab) + len(added_tokens))
+    check_dense_ids(
+        list(model.id_to_token) + [t.id for t in added_tokens], len(model.vocab) + len(added_tokens)
+    )
     normalizer = _part(document, "normalizer", normalizers.from_json)
     pre_tokenizer = _part(document, "pre_tokenizer", pre_tokenizers.from_json)
     post_processor = _part(document, "post_processor", processors.from_json)
@@ -120,6 +131,13 @@ def _build(document: Any, name: str) -> HFTokenizer:
     added = AddedVocabulary(added_tokens, None if normalizer is None else normalizer.normalize_str)
     fast = fast_engine(model, document.get("pre_tokenizer"), pre_tokenizer)
     return HFTokenizer(
-        model, added, normalizer, pre_tokenizer, post_processor, decoder,
-        fast=fast, document=document, name=name,
+        model,
+        added,
+        normalizer,
+        pre_tokenizer,
+        post_processor,
+        decoder,
+        fast=fast,
+        document=document,
+        name=name,
     )

@@ -13,18 +13,19 @@ engine (:mod:`purebpe.hf.fast`), encodes through it; :meth:`HFTokenizer.encode_w
 carries every character's original span (:class:`purebpe.normalizers.Normalized`).
 Both give the same ids; the tests check it against HF's answers.
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from ..decoders import Decoder
 from ..errors import PureBPEError
 from ..models.bpe import BPE
 from ..normalizers import Normalized, Normalizer
 from ..pre_tokenizers import PreTokenizer, split_text
-from ..decoders import Decoder
-from ..processors import Encoding, PostProcessor, process
 from ..pretokenize import cut_finder
+from ..processors import Encoding, PostProcessor, process
 from ..tokenizer import STREAM_CHARS, Tokenizer
 from .added import AddedToken, AddedVocabulary
 
@@ -118,7 +119,13 @@ class HFTokenizer:
                 next_id += 1
             by_content[token.content] = tid
             by_id[tid] = AddedToken(
-                tid, token.content, token.special, token.normalized, token.lstrip, token.rstrip, token.single_word
+                tid,
+                token.content,
+                token.special,
+                token.normalized,
+                token.lstrip,
+                token.rstrip,
+                token.single_word,
             )
             count += 1
         normalize_str = None if self.normalizer is None else self.normalizer.normalize_str
@@ -204,7 +211,7 @@ class HFTokenizer:
             if start == limit:
                 break
             data = text[start:end].encode("utf-8")
-            room = min(len(text[start:min(end, limit)].encode("utf-8")), len(data) - 1)
+            room = min(len(text[start : min(end, limit)].encode("utf-8")), len(data) - 1)
             cut = find_cut(data, room) if room > 0 else -1
             if 0 < cut < len(data):
                 best = max(best, start + len(data[:cut].decode("utf-8")))
@@ -295,7 +302,11 @@ class HFTokenizer:
             normalized = Normalized.of(text[start:end], start)
             if self.normalizer is not None:
                 normalized = self.normalizer.normalize(normalized)
-            parts = added.find(normalized.text, raw=False) if added.has_normalized else [(None, 0, len(normalized.text))]
+            parts = (
+                added.find(normalized.text, raw=False)
+                if added.has_normalized
+                else [(None, 0, len(normalized.text))]
+            )
             for tid2, a, b in parts:
                 if tid2 is not None:
                     ids.append(tid2)

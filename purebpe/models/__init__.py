@@ -3,6 +3,7 @@
 :func:`from_json` builds a model from a ``tokenizer.json``'s ``"model"`` object and
 refuses every other kind (``WordPiece``, ``Unigram``, ``WordLevel``) in one line.
 """
+
 from __future__ import annotations
 
 from typing import Any, Mapping

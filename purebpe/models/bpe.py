@@ -23,6 +23,7 @@ Cost: one dict lookup per character, then :func:`~purebpe.core.apply_merges`; re
 are cached per pre-token (a plain dict cleared when full, as :class:`purebpe.Tokenizer`
 does).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -46,8 +47,16 @@ MAX_TOKENS = 1 << 24
 MAX_ID = 1 << 31
 
 _OPTIONS = {
-    "type", "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix",
-    "fuse_unk", "byte_fallback", "ignore_merges", "vocab", "merges",
+    "type",
+    "dropout",
+    "unk_token",
+    "continuing_subword_prefix",
+    "end_of_word_suffix",
+    "fuse_unk",
+    "byte_fallback",
+    "ignore_merges",
+    "vocab",
+    "merges",
 }
 
 
@@ -157,18 +166,25 @@ class BPE:
             raise PureBPEError(f"BPE model option {unknown[0]!r} is not supported")
         dropout = obj.get("dropout")
         if dropout not in (None, 0, 0.0):
-            raise PureBPEError(f"BPE model option dropout={dropout!r} is not supported (it makes encoding random)")
+            raise PureBPEError(
+                f"BPE model option dropout={dropout!r} is not supported (it makes encoding random)"
+            )
         vocab = obj.get("vocab")
         if not isinstance(vocab, dict):
-            raise PureBPEError("BPE model has no \"vocab\" object")
+            raise PureBPEError('BPE model has no "vocab" object')
         raw_merges = obj.get("merges", [])
         if not isinstance(raw_merges, list):
-            raise PureBPEError("BPE model \"merges\" is not a list")
+            raise PureBPEError('BPE model "merges" is not a list')
         merges: List[Tuple[str, str]] = []
         append = merges.append
         for merge in raw_merges:
             parts = merge.split(" ") if type(merge) is str else merge
-            if type(parts) is not list or len(parts) != 2 or type(parts[0]) is not str or type(parts[1]) is not str:
+            if (
+                type(parts) is not list
+                or len(parts) != 2
+                or type(parts[0]) is not str
+                or type(parts[1]) is not str
+            ):
                 rank = len(merges)
                 raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
             append((parts[0], parts[1]))
@@ -176,7 +192,9 @@ class BPE:
             vocab,
             merges,
             unk_token=_check_str(obj.get("unk_token"), "unk_token"),
-            continuing_subword_prefix=_check_str(obj.get("continuing_subword_prefix"), "continuing_subword_prefix"),
+            continuing_subword_prefix=_check_str(
+                obj.get("continuing_subword_prefix"), "continuing_subword_prefix"
+            ),
             end_of_word_suffix=_check_str(obj.get("end_of_word_suffix"), "end_of_word_suffix"),
             fuse_unk=_check_bool(obj.get("fuse_unk"), "fuse_unk"),
             byte_fallback=_check_bool(obj.get("byte_fallback"), "byte_fallback"),
@@ -286,7 +304,9 @@ class BPE:
         """
         bigrams = self._bigrams
         if bigrams is None:
-            bigrams = self._bigrams = {token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)}
+            bigrams = self._bigrams = {
+                token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)
+            }
         vocab = self.vocab
         parts: List[str] = []
         start = 0

@@ -8,6 +8,7 @@ str`` (the same text, no alignment: the fast path for encoding without offsets).
 ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase``, ``Strip``, ``StripAccents``
 (:mod:`.unicode`), ``Replace``, ``Prepend`` (:mod:`.replace`) and ``Sequence`` (here).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -70,8 +71,6 @@ class Sequence:
         for normalizer in self.normalizers:
             s = normalizer.normalize(s)
         return s
-
-
 
 
 def from_json(obj: Mapping[str, Any]) -> Normalizer:

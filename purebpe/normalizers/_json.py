@@ -1,11 +1,18 @@
 """Reading the fields of a ``tokenizer.json`` component object, with one-line errors."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
 _REQUIRED = object()
-_NAMES = {str: "a string", bool: "true or false", int: "a non-negative integer", list: "a list", Mapping: "a JSON object"}
+_NAMES = {
+    str: "a string",
+    bool: "true or false",
+    int: "a non-negative integer",
+    list: "a list",
+    Mapping: "a JSON object",
+}
 
 
 def field(obj: Any, name: str, kind: type, component: str, default: Any = _REQUIRED) -> Any:
@@ -28,5 +35,7 @@ def field(obj: Any, name: str, kind: type, component: str, default: Any = _REQUI
         good = good and not isinstance(value, bool) and value >= 0
     if not good:
         got = "nothing" if value is _REQUIRED else repr(value)
-        raise PureBPEError(f"{component}: field {name!r} must be {_NAMES.get(kind, kind.__name__)}, got {got}")
+        raise PureBPEError(
+            f"{component}: field {name!r} must be {_NAMES.get(kind, kind.__name__)}, got {got}"
+        )
     return value

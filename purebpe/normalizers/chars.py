@@ -9,6 +9,7 @@ interpreter's Unicode version while HF's follow its crates' (Unicode 8 for punct
 (``_hf_unicode.py``, made by ``scripts/gen_hf_unicode.py``): one byte of flags per code
 point, built on first use, looked up with one index.
 """
+
 from __future__ import annotations
 
 from typing import Dict, FrozenSet, Optional
@@ -34,7 +35,12 @@ def flags() -> bytes:
     global _flags
     if _flags is None:
         table = bytearray(0x110000)
-        for bit, ranges in ((_NUMERIC, NUMERIC), (_PUNCTUATION, PUNCTUATION), (_WORD, WORD), (_MARK, COMBINING_MARK)):
+        for bit, ranges in (
+            (_NUMERIC, NUMERIC),
+            (_PUNCTUATION, PUNCTUATION),
+            (_WORD, WORD),
+            (_MARK, COMBINING_MARK),
+        ):
             for first, last in ranges:
                 for point in range(first, last + 1):
                     table[point] |= bit

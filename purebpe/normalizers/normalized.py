@@ -19,6 +19,7 @@ char *replaces* the next input character (taking its span) and then ``-change`` 
 input characters are dropped; ``change > 0`` means it is *inserted* and takes the span of
 the input character before it (the empty span at ``origin`` at the very start, as HF does).
 """
+
 from __future__ import annotations
 
 from typing import Iterable, List, Optional, Tuple
@@ -36,9 +37,7 @@ class Normalized:
 
     __slots__ = ("text", "starts", "ends", "origin")
 
-    def __init__(
-        self, text: str, starts: List[int], ends: List[int], origin: Optional[int] = None
-    ) -> None:
+    def __init__(self, text: str, starts: List[int], ends: List[int], origin: Optional[int] = None) -> None:
         self.text = text
         self.starts = starts
         self.ends = ends

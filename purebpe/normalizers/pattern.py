@@ -19,6 +19,7 @@ interval followed by ``+``, a class in a class, ``^``/``$``, ``\\w``, ``\\h``, `
 do not and are rewritten.  Empty matches follow Oniguruma's iterator: an empty match right
 where the previous match ended is skipped.
 """
+
 from __future__ import annotations
 
 import re
@@ -216,10 +217,10 @@ class HFPattern:
 
     def __init__(self, obj: Mapping[str, Any], where: str = "pattern") -> None:
         if not isinstance(obj, Mapping) or len(obj) != 1:
-            raise PureBPEError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
+            raise PureBPEError(f'{where}: expected {{"String": ...}} or {{"Regex": ...}}, got {obj!r}')
         ((kind, source),) = obj.items()
         if kind not in ("String", "Regex") or not isinstance(source, str):
-            raise PureBPEError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
+            raise PureBPEError(f'{where}: expected {{"String": ...}} or {{"Regex": ...}}, got {obj!r}')
         self.kind: str = kind
         self.source: str = source
         #: The named pattern (``"gpt2"``, ``"cl100k"``, ``"o200k"``) this regex is, or None.

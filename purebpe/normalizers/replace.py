@@ -6,6 +6,7 @@ character (an empty match takes the span of the character before it).  ``Prepend
 its text in place of the first character and re-inserts that character after it, so all
 of them take the first character's span; an empty text gets nothing prepended.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping

@@ -20,6 +20,7 @@ Texts already in the target form (all of ASCII, most real text) keep their align
 is; ``normalize_str`` skips alignments altogether.  Normalizers never change a
 :class:`Normalized` in place, so an unchanged one is returned as it is.
 """
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,10 @@ _COMPOSED: Dict[str, str] = {}
 _DECOMPOSABLE: Dict[str, Tuple[Tuple[int, int], ...]] = {"NFD": CANONICAL, "NFKD": COMPATIBILITY}
 #: mark -> canonical combining class, as HF knows them
 _CLASS: Dict[str, int] = {
-    chr(point): klass for klass, ranges in MARK_CLASSES.items() for first, last in ranges for point in range(first, last + 1)
+    chr(point): klass
+    for klass, ranges in MARK_CLASSES.items()
+    for first, last in ranges
+    for point in range(first, last + 1)
 }
 _class_of = _CLASS.get
 

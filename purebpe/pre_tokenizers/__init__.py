@@ -18,6 +18,7 @@ Each pre-tokenizer has
 ``Digits``, ``Punctuation``, ``Whitespace``, ``WhitespaceSplit`` (:mod:`.split`) and
 ``Sequence`` (here).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -7,6 +7,7 @@ GPT-2 split is the named ``"gpt2"`` pattern of :mod:`purebpe.pretokenize` (HF's 
 that very pattern); every byte character of a character takes that character's span, so a
 token covering part of a character maps to the whole character.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -57,7 +58,9 @@ class ByteLevel:
 
     __slots__ = ("add_prefix_space", "trim_offsets", "use_regex")
 
-    def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> None:
+    def __init__(
+        self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True
+    ) -> None:
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
@@ -87,7 +90,9 @@ class ByteLevel:
                     end = at + len(part)
                     if part.isascii():
                         # One byte character per character: the spans are the slice's.
-                        out.append(Normalized(to_byte_alphabet(part), starts[at:end], ends[at:end], starts[at]))
+                        out.append(
+                            Normalized(to_byte_alphabet(part), starts[at:end], ends[at:end], starts[at])
+                        )
                     else:
                         out.append(_to_bytes(Normalized(part, starts[at:end], ends[at:end], starts[at])))
                     at = end

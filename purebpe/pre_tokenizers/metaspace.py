@@ -8,6 +8,7 @@ added token, not a later piece of an earlier split); nothing is prepended to a p
 already starts with ``▁``.  Older files say ``"add_prefix_space": false`` for
 ``prepend_scheme: "never"``.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple

@@ -11,6 +11,7 @@ makes every matching character a match of its own, as HF's does, which is what
 Each class has ``pre_tokenize`` (pieces with alignments) and ``split_texts`` (plain strings:
 the fast path for encoding without offsets), which give the same texts.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Tuple

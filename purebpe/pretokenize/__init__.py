@@ -44,6 +44,7 @@ Each module also says where a text may be cut without changing its pieces
 :class:`purebpe.Tokenizer` to encode long texts in pieces, with the argument for the rule
 in the module's docstring.
 """
+
 from __future__ import annotations
 
 import platform
@@ -86,7 +87,12 @@ PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "
 Pretokenizer = Union[str, Pattern]
 
 _MODULES = {
-    "gpt2": gpt2, "cl100k": cl100k, "o200k": o200k, "llama3": llama3, "qwen": qwen, "tekken": tekken,
+    "gpt2": gpt2,
+    "cl100k": cl100k,
+    "o200k": o200k,
+    "llama3": llama3,
+    "qwen": qwen,
+    "tekken": tekken,
 }
 
 #: The named patterns, each exactly tiktoken's ``pat_str`` (``tiktoken_ext/openai_public.py``;
@@ -135,9 +141,7 @@ def _check_engine(engine: object) -> str:
         if engine == "regex":
             custom.regex_module()  # fail now, with the clear message, if regex is missing
         return engine
-    raise PureBPEError(
-        f"unknown pre-tokenization engine {engine!r}; valid engines: {', '.join(ENGINES)}"
-    )
+    raise PureBPEError(f"unknown pre-tokenization engine {engine!r}; valid engines: {', '.join(ENGINES)}")
 
 
 def _scanner_split(scan: Callable[[str, TokenList], None]) -> Splitter:
@@ -171,9 +175,7 @@ def splitter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) 
     return findall
 
 
-def word_counter(
-    pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUNT_ENGINE
-) -> WordCounter:
+def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUNT_ENGINE) -> WordCounter:
     """The function adding 1 to ``counts[piece]`` for every piece of a text."""
     pretokenizer = check_pretokenizer(pretokenizer)
     if pretokenizer == "none":
@@ -238,9 +240,7 @@ def pretokenizer_from_json(value: object, where: str, origin: str = "") -> Preto
         raise PureBPEError(f"{where}: {exc}") from None
 
 
-def pretokenize(
-    text: str, engine: str = DEFAULT_ENGINE, *, pretokenizer: Pretokenizer = "gpt2"
-) -> List[str]:
+def pretokenize(text: str, engine: str = DEFAULT_ENGINE, *, pretokenizer: Pretokenizer = "gpt2") -> List[str]:
     """The pieces of ``text`` in order; ``"".join`` of them gives ``text`` back."""
     return splitter(pretokenizer, engine)(text)
 

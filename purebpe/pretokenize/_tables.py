@@ -5,6 +5,7 @@ asking :mod:`unicodedata`, whose Unicode version depends on the interpreter: the
 built from ``_unicode_classes.py``, probed from the ``regex`` package, so every engine
 agrees with ``regex`` on every code point.
 """
+
 from __future__ import annotations
 
 import platform
@@ -124,9 +125,7 @@ def _add_counts_counter(tokens: List[str], counts: Dict[str, int]) -> None:
 
 # Measured on 8 MB of en-gcide: Counter-then-merge is ~15% faster on CPython, the plain
 # loop ~20% faster on PyPy (whose JIT compiles it; Counter is Python code there too).
-add_counts = (
-    _add_counts_loop if platform.python_implementation() == "PyPy" else _add_counts_counter
-)
+add_counts = _add_counts_loop if platform.python_implementation() == "PyPy" else _add_counts_counter
 
 # --------------------------------------------------------------------------------------
 # Spelling the classes out for the standard library's ``re`` (which has no \p{..}).

@@ -6,6 +6,7 @@ cannot change the words. :func:`decode_chunk`, :func:`check_text`, :func:`clean_
 :func:`decode_stream` turn bytes, or items of a text iterable, into checked text, naming
 where bad input is.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -42,9 +43,7 @@ class ChunkCutter:
     buffer: a caller can look for it in the whole buffer before cutting.
     """
 
-    def __init__(
-        self, special_tokens: Sequence[str], pretokenizer: Pretokenizer, reserve: int = 0
-    ) -> None:
+    def __init__(self, special_tokens: Sequence[str], pretokenizer: Pretokenizer, reserve: int = 0) -> None:
         self.pretokenizer = pretokenizer
         self._text_cut = cut_finder(pretokenizer)
         encoded = sorted({t.encode("utf-8") for t in special_tokens}, key=lambda t: (-len(t), t))
@@ -87,7 +86,7 @@ def read_chunks(
     offset, line = 0, 1
     carry = b""
     read_size = chunk_bytes
-    with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else nullcontext(path)) as f:
+    with open(path, "rb") if isinstance(path, (str, os.PathLike)) else nullcontext(path) as f:
         while True:
             block = f.read(read_size)
             buf = carry + block if carry else block

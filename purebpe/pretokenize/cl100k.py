@@ -35,6 +35,7 @@ Cuts that change nothing (:func:`safe_cut`):
   grouped from the start of their run, and only an "other" character can lead a letter
   run -- so ``"ab|12"``, ``"12|ab"``, ``"ab|+"`` are cuts, ``"+|ab"`` is not.
 """
+
 from __future__ import annotations
 
 from typing import List
@@ -50,6 +51,8 @@ from ._tables import (
     contraction_end,
     newline_space_or_class_cut,
     re_class_body,
+)
+from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
@@ -94,8 +97,7 @@ def scan_variant(text: str, counts: TokenSink, max_digits: int, final_run_whole:
                 continue
         nxt = class_of[ord(text[i + 1])] if i + 1 < n else WHITESPACE
         if kind == LETTER or (
-            nxt == LETTER
-            and (kind == OTHER or (kind == WHITESPACE and char != "\r" and char != "\n"))
+            nxt == LETTER and (kind == OTHER or (kind == WHITESPACE and char != "\r" and char != "\n"))
         ):
             # 2: letters, perhaps led by one character that is not \r, \n or a number.
             i += 1

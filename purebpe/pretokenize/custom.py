@@ -21,6 +21,7 @@ A few patterns have a module of their own (:data:`SCANNED`): a scanner proven eq
 ``regex`` and safe cuts, so they need no optional package and stream in bounded pieces.
 SuperBPE's stage-2 pattern is one (:mod:`.superwords`).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -77,8 +78,7 @@ def check_pattern(pattern: Pattern) -> Pattern:
     """``pattern`` if ``regex`` compiles it and its behaviour is supported; else a clear error."""
     if pattern.behavior not in BEHAVIORS:
         raise PureBPEError(
-            f"pattern behavior {pattern.behavior!r} is not supported; "
-            f"choose one of: {', '.join(BEHAVIORS)}"
+            f"pattern behavior {pattern.behavior!r} is not supported; choose one of: {', '.join(BEHAVIORS)}"
         )
     if pattern.regex not in SCANNED:
         compiled(pattern.regex)

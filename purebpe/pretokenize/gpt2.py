@@ -28,6 +28,7 @@ one token exactly as at the end of a text -- and, in text without whitespace, be
 characters of different classes (letter, number, other), unless the first is an
 apostrophe (``'s`` is a contraction only when the apostrophe starts a token).
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ Only ``"\\n"`` ends a line (unlike ``str.splitlines``, which also splits on ``"\
 ``"\\x85"``, ``"\\u2028"``...); a last line without ``"\\n"`` is a word too.  A cut just
 after any ``"\\n"`` changes nothing.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List

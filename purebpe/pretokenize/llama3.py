@@ -20,6 +20,7 @@ Qwen writes the same string with single digits (:mod:`.qwen`).  Both run on
 :func:`purebpe.pretokenize.cl100k.scan_variant`, and cut where cl100k cuts (:func:`safe_cut`): the cuts never leave a whitespace run at the end of a piece that
 the whole text continues, so the one difference never arises at a cut.
 """
+
 from __future__ import annotations
 
 from typing import List
@@ -31,6 +32,8 @@ from ._tables import (
     TokenSink,
     compiled_forms,
     re_class_body,
+)
+from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES

@@ -37,6 +37,7 @@ Cuts that change nothing (:func:`safe_cut`):
 * in text without whitespace, after a letter or number followed by a character of
   another class, except a letter followed by an apostrophe (the contraction glues on).
 """
+
 from __future__ import annotations
 
 from typing import Final, List
@@ -55,6 +56,8 @@ from ._tables import (
     contraction_end,
     newline_space_or_class_cut,
     re_class_body,
+)
+from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import (
@@ -145,9 +148,7 @@ def scan_variant(text: str, counts: TokenSink, contractions: bool, max_digits: i
                 i += 1
                 if max_digits > 2 and i < n and class_of[ord(text[i])] == CASED_NUMBER:
                     i += 1
-        elif kind == CASED_OTHER or (
-            char == " " and i + 1 < n and class_of[ord(text[i + 1])] == CASED_OTHER
-        ):
+        elif kind == CASED_OTHER or (char == " " and i + 1 < n and class_of[ord(text[i + 1])] == CASED_OTHER):
             # [ ]other+ (marks included) then every \r, \n and /.
             i += 1
             while i < n and (_PUNCT >> class_of[ord(text[i])]) & 1:

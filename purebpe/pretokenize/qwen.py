@@ -10,12 +10,14 @@ It runs on the cl100k scanner with a digit run of one (:func:`.cl100k.scan_varia
 cuts where cl100k cuts: a cut between a digit and another class is safe for single
 digits as it is for runs of three.
 """
+
 from __future__ import annotations
 
 from typing import List
 
 from . import cl100k, llama3
-from ._tables import TokenSink, compiled_forms, re_split as re_split_segments
+from ._tables import TokenSink, compiled_forms
+from ._tables import re_split as re_split_segments
 
 PATTERN = llama3.PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
 

@@ -23,6 +23,7 @@ classes, so strings over the representatives cover every way they can differ.
 Variants not listed (Qwen 3.5's ``[\p{L}\p{M}]+``, DeepSeek's Split patterns) run on ``regex``:
 exact, slower.
 """
+
 from __future__ import annotations
 
 import re

@@ -34,6 +34,7 @@ only ever looks at a space after a space; a ``[\r\n/]*`` tail could take a ``/``
 why ``/`` never starts a cut).  Gaps are split at matches only, so text without digits or
 punctuation runs (plain prose) has no cut: its pieces *are* that long.
 """
+
 from __future__ import annotations
 
 import platform

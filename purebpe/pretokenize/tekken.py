@@ -13,12 +13,14 @@ every digit instead of every third.  It cuts where o200k cuts (:func:`safe_cut`)
 never cuts between a letter and an apostrophe, which is only more careful here, and a
 cut between a digit and another class is safe for single digits too.
 """
+
 from __future__ import annotations
 
 from typing import List
 
 from . import o200k
-from ._tables import TokenSink, compiled_forms, re_split as re_split_segments
+from ._tables import TokenSink, compiled_forms
+from ._tables import re_split as re_split_segments
 
 PATTERN = (
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"

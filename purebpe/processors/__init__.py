@@ -7,6 +7,7 @@ add_special_tokens)`` turns the encoding of each text into a list of parts;
 :func:`from_json` builds one from a ``tokenizer.json``'s ``"post_processor"`` object and
 refuses other kinds (``BertProcessing`` ...) in one line.
 """
+
 from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional, Union
@@ -61,7 +62,7 @@ def from_json(obj: Mapping[str, Any]) -> PostProcessor:
     if kind == "Sequence":
         processors = obj.get("processors")
         if not isinstance(processors, list):
-            raise PureBPEError("post-processor Sequence has no \"processors\" list")
+            raise PureBPEError('post-processor Sequence has no "processors" list')
         return SequenceProcessing([from_json(p) for p in processors])
     raise PureBPEError(f"post-processor {kind!r} is not supported")
 

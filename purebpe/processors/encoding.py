@@ -4,6 +4,7 @@ One list per field, as ``tokenizers.Encoding`` has them: ``ids``, ``tokens``,
 ``offsets`` (character offsets into the original text), ``type_ids``,
 ``special_tokens_mask`` (1 for a token a post-processor added) and ``attention_mask``.
 """
+
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
@@ -48,8 +49,12 @@ class Encoding:
 
     def copy(self) -> "Encoding":
         return Encoding(
-            list(self.ids), list(self.tokens), list(self.offsets), list(self.type_ids),
-            list(self.special_tokens_mask), list(self.attention_mask),
+            list(self.ids),
+            list(self.tokens),
+            list(self.offsets),
+            list(self.type_ids),
+            list(self.special_tokens_mask),
+            list(self.attention_mask),
         )
 
     @classmethod

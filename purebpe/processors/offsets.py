@@ -6,6 +6,7 @@ token (``tokenizers/src/pre_tokenizers/byte_level.rs``, ``process_offsets``).
 ``RobertaProcessing`` trims the same way, sets every type id to 0 and, with
 ``add_special_tokens``, writes ``<s> A </s>`` (``</s> B </s>`` for a pair's second text).
 """
+
 from __future__ import annotations
 
 from typing import Any, List, Mapping, Tuple
@@ -90,7 +91,9 @@ def _token(value: Any, what: str) -> Tuple[str, int]:
 class RobertaProcessing:
     """HF's ``RobertaProcessing``: ``<s> A </s>`` (``</s> B </s>`` for a pair's second)."""
 
-    def __init__(self, sep: Tuple[str, int], cls: Tuple[str, int], trim: bool, add_prefix_space: bool) -> None:
+    def __init__(
+        self, sep: Tuple[str, int], cls: Tuple[str, int], trim: bool, add_prefix_space: bool
+    ) -> None:
         self.sep = sep
         self.cls = cls
         self.trim = trim

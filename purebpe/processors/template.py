@@ -5,6 +5,7 @@ or ``{"Sequence": {"id": "A"|"B", "type_id": t}}``; ``special_tokens`` maps each
 its ``ids`` and ``tokens``. Special pieces appear only with ``add_special_tokens``; the
 sequences always take their piece's ``type_id`` (``tokenizers/src/processors/template.rs``).
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -60,7 +61,9 @@ class TemplateProcessing:
     ) -> None:
         for piece in single + (pair or []):
             if piece[0] and piece[1] not in special_tokens:
-                raise PureBPEError(f"TemplateProcessing uses special token {piece[1]!r}, which it does not define")
+                raise PureBPEError(
+                    f"TemplateProcessing uses special token {piece[1]!r}, which it does not define"
+                )
         self.single = single
         self.pair = pair
         self.special_tokens = dict(special_tokens)
@@ -81,7 +84,9 @@ class TemplateProcessing:
                 or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids)
                 or not all(isinstance(t, str) for t in tokens)
             ):
-                raise PureBPEError(f"TemplateProcessing special token {name!r} is not {{ids: [int], tokens: [str]}} of one length")
+                raise PureBPEError(
+                    f"TemplateProcessing special token {name!r} is not {{ids: [int], tokens: [str]}} of one length"
+                )
             specials[name] = (ids, tokens)
         pair = obj.get("pair")
         return cls(

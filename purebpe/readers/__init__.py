@@ -5,10 +5,21 @@ by their magic bytes), given as files, directories, globs or ``-``; see
 :mod:`purebpe.readers.documents` for the documents they yield and
 :mod:`purebpe.readers.inputs` for how inputs are found and recognised.
 """
+
 from __future__ import annotations
 
-from .documents import ERRORS, Part, ReadOptions, capped, checked_stream, documents, open_source, open_stream
-from .documents import read_options, sources
+from .documents import (
+    ERRORS,
+    Part,
+    ReadOptions,
+    capped,
+    checked_stream,
+    documents,
+    open_source,
+    open_stream,
+    read_options,
+    sources,
+)
 from .inputs import LAYOUTS, Source, check_unchanged, expand, recognise
 
 __all__ = [

@@ -7,6 +7,7 @@ with Python; zstd needs Python 3.14's ``compression.zstd`` or an optional backen
 (``pip install 'purebpe[zstd]'``: ``pyzstd`` or ``zstandard``). A stream that ends early
 (a truncated download) raises :class:`purebpe.InputError` naming the file.
 """
+
 from __future__ import annotations
 
 import bz2
@@ -131,7 +132,9 @@ class _ZstandardReader(io.RawIOBase):
 STREAM_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError, ValueError)
 
 
-def stream_error(source: str, compression: Optional[str], exc: BaseException, offset: Optional[int] = None) -> InputError:
+def stream_error(
+    source: str, compression: Optional[str], exc: BaseException, offset: Optional[int] = None
+) -> InputError:
     """The one-line error for a compressed stream that cannot be read to its end."""
     what = f"{compression} stream" if compression else "file"
     reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__

@@ -10,6 +10,7 @@ documents. Memory holds one block or one row group per reader, never a whole fil
 A regular file is checked before and after its part is read (size, modification time,
 inode): a file replaced or rewritten meanwhile fails the run in one line.
 """
+
 from __future__ import annotations
 
 import io
@@ -78,7 +79,9 @@ def sources(items: Iterable[str], layout: str = "auto") -> List[Source]:
         if path == STDIN or not _is_regular(path):
             if layout == "parquet":
                 name = "<stdin>" if path == STDIN else path
-                raise PureBPEError(f"{name}: Parquet is read from a file, not a stream (its index is at the end)")
+                raise PureBPEError(
+                    f"{name}: Parquet is read from a file, not a stream (its index is at the end)"
+                )
             found.append(Source(path, layout, None, None))
         else:
             found.append(recognise(path, layout))
@@ -189,7 +192,9 @@ def documents(
     with _opened(part, stream) as raw:
         data = checked_stream(raw, source, options.errors, skipped)
         if source.layout == "jsonl":
-            texts = records(data, name, options.keys, options.errors, skipped, part.length, part.first_line, part.start)
+            texts = records(
+                data, name, options.keys, options.errors, skipped, part.length, part.first_line, part.start
+            )
             for text in texts:
                 yield text, True
         else:

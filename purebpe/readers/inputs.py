@@ -8,6 +8,7 @@ so that a file replaced or rewritten during a run is noticed (:func:`check_uncha
 Directories are walked recursively in sorted order, hidden files skipped; a glob that
 matches nothing, a missing path and an empty directory are errors.
 """
+
 from __future__ import annotations
 
 import glob
@@ -171,7 +172,9 @@ def check_unchanged(source: Source, fd: Optional[int] = None) -> None:
         if fd is not None:
             now.append(signature_of(os.fstat(fd)))
     except OSError as exc:
-        raise InputError(f"the file went away while it was read ({exc.strerror}); nothing was counted", source.name) from None
+        raise InputError(
+            f"the file went away while it was read ({exc.strerror}); nothing was counted", source.name
+        ) from None
     for current in now:
         if current != source.signature:
             what = "replaced" if current[2:] != source.signature[2:] else "rewritten"

@@ -5,6 +5,7 @@ A blank line is no record. A line that is not JSON, a record without the key, or
 value is not a string is bad input: an error naming the file and line, or, with
 ``errors="skip"``, a record skipped and counted.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,7 +48,9 @@ def record_text(line: bytes, keys: Tuple[str, ...], errors: str) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         if errors != "replace":
-            raise ValueError(f"lone surrogate {value[exc.start]!r} at index {exc.start} of the text") from None
+            raise ValueError(
+                f"lone surrogate {value[exc.start]!r} at index {exc.start} of the text"
+            ) from None
         value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return value
 

@@ -5,6 +5,7 @@ installed (PyPy), the error says how to go on: count under CPython, train from t
 A file without the column, a column that is not strings, and a null value are bad input
 naming the file and row group (a null with ``errors="skip"`` is skipped and counted).
 """
+
 from __future__ import annotations
 
 import platform
@@ -51,9 +52,7 @@ def row_groups(name: str, column: str) -> int:
     return int(open_parquet(name, column).metadata.num_row_groups)
 
 
-def row_group_texts(
-    name: str, column: str, group: int, errors: str, skipped: List[int]
-) -> Iterator[str]:
+def row_group_texts(name: str, column: str, group: int, errors: str, skipped: List[int]) -> Iterator[str]:
     """The texts of row group ``group``; one row group in memory at a time."""
     import pyarrow as pa
 

@@ -16,6 +16,7 @@ Needs ``hypothesis`` (``pip install purebpe[test]``).
 The names are imported on first use, so that pytest, which loads the plugin in every
 run, pays nothing for them.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -19,6 +19,7 @@ The default settings (:func:`.harness.default_settings`) run 50 examples per pro
 with a fixed seed; pass ``settings=hypothesis.settings(max_examples=500)`` to search
 harder (unset options then come from the active Hypothesis profile).
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Collection, Dict, List, Optional
@@ -29,9 +30,9 @@ from ..errors import PureBPEError
 from ..progress import Progress
 from ..wakong import MAX_SPAN, PROPOSED_MASK_RATE
 from .harness import Check, Outcome, raise_failures, run_checks
+from .isolation import DEFAULT_TIME_LIMIT
 from .masker_checks import MASKED_FRACTION, MaskFn, masker_checks
 from .tokenizer_checks import Factory, tokenizer_checks
-from .isolation import DEFAULT_TIME_LIMIT
 from .trainer_checks import CountsTrainFn, TrainFn, trainer_checks
 
 #: The kinds of implementation, and what each kind's callable is.
@@ -75,7 +76,9 @@ def select(checks: List[Check], properties: Optional[Collection[str]]) -> List[C
     names = [check.name for check in checks]
     unknown = [name for name in properties if name not in names]
     if unknown:
-        raise PureBPEError(f"unknown propert{'y' if len(unknown) == 1 else 'ies'} {unknown}; choose from {names}")
+        raise PureBPEError(
+            f"unknown propert{'y' if len(unknown) == 1 else 'ies'} {unknown}; choose from {names}"
+        )
     return [check for check in checks if check.name in properties]
 
 
@@ -93,7 +96,9 @@ def conformance(
     """Run the properties of ``kind`` (all, or those named in ``properties``) on ``fn``
     and return the outcomes; a failed property does not raise (``purebpe conformance``
     prints the outcomes as a table)."""
-    checks = checks_for(kind, fn, semantics=semantics, properties=properties, spec=spec, time_limit=time_limit)
+    checks = checks_for(
+        kind, fn, semantics=semantics, properties=properties, spec=spec, time_limit=time_limit
+    )
     return run_checks(checks, settings, progress)
 
 
@@ -145,7 +150,12 @@ def check_trainer_from_counts(
     gigabytes of text. Options as :func:`check_trainer`.
     """
     checks = checks_for(
-        "counts-trainer", train_fn, semantics=semantics, properties=properties, spec=spec, time_limit=time_limit
+        "counts-trainer",
+        train_fn,
+        semantics=semantics,
+        properties=properties,
+        spec=spec,
+        time_limit=time_limit,
     )
     raise_failures("the trainer", run_checks(checks, settings))
 
@@ -182,5 +192,7 @@ def check_mask_generator(
     Raises ``AssertionError`` with a counterexample per failed property. ``properties``
     names the ones to run (default: all).
     """
-    checks = select(masker_checks(fn, rate=rate, max_span=max_span, masked_fraction=masked_fraction), properties)
+    checks = select(
+        masker_checks(fn, rate=rate, max_span=max_span, masked_fraction=masked_fraction), properties
+    )
     raise_failures("the mask generator", run_checks(checks, settings))

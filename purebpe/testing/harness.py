@@ -17,6 +17,7 @@ the reference computation and Hypothesis' own work (drawing the cases is about h
 time of a run on small inputs); a failing property adds the few hundred calls Hypothesis
 makes while shrinking.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -17,6 +17,7 @@ Two things the checks cannot do by calling ``fn(...)`` directly:
   answers calls sent over a pipe (pickled arguments in, pickled result out). It dies with
   its parent (its stdin closes) and is killed when a call runs past the time limit.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -38,7 +39,9 @@ DEFAULT_TIME_LIMIT = 60.0
 _LENGTH = struct.Struct("<Q")
 
 
-def call_with_time_limit(fn: Callable[..., Any], args: Sequence[Any], kwargs: Dict[str, Any], seconds: float) -> Any:
+def call_with_time_limit(
+    fn: Callable[..., Any], args: Sequence[Any], kwargs: Dict[str, Any], seconds: float
+) -> Any:
     """``fn(*args, **kwargs)``, or :class:`TimeLimitExceeded` after ``seconds``."""
     outcome: List[Any] = []
 

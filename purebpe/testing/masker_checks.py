@@ -20,6 +20,7 @@ construction guarantees (see :mod:`purebpe.wakong`):
 Cost: ``max_examples`` schemes of up to 5000 items per property, and for the fraction
 property schemes of 20,000 items: milliseconds each.
 """
+
 from __future__ import annotations
 
 import math
@@ -116,7 +117,9 @@ def masker_checks(
             if not (0 <= length <= max_span):
                 raise AssertionError(f"span ({start}, {length}) is not 0..{max_span} long\nscheme: {scheme}")
             if not (0 <= start and start + length <= case.seq_len):
-                raise AssertionError(f"span ({start}, {length}) is outside 0..{case.seq_len}\nscheme: {scheme}")
+                raise AssertionError(
+                    f"span ({start}, {length}) is outside 0..{case.seq_len}\nscheme: {scheme}"
+                )
         starts = [start for start, _ in scheme]
         if starts != sorted(set(starts)):
             raise AssertionError(f"the spans are not sorted by start\nscheme: {scheme}")
@@ -163,8 +166,16 @@ def masker_checks(
     checks = [
         check("spans in range", f"sorted spans inside 0..seq_len, each 0..{max_span} long", spans_in_range),
         check("masks never touch", "at least one unmasked item between consecutive spans", never_touch),
-        check("mask budget", f"spans + masks cover floor/ceil(seq_len * {rate}) (+1), capped at seq_len // 2", budget),
-        check("deterministic", "the same seed gives the same scheme, whatever the global random state", deterministic),
+        check(
+            "mask budget",
+            f"spans + masks cover floor/ceil(seq_len * {rate}) (+1), capped at seq_len // 2",
+            budget,
+        ),
+        check(
+            "deterministic",
+            "the same seed gives the same scheme, whatever the global random state",
+            deterministic,
+        ),
     ]
     if masked_fraction is not None:
         target = masked_fraction

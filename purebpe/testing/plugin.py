@@ -19,6 +19,7 @@ new items) resolves each ``MODULE:CALLABLE`` and turns each property of
 :func:`purebpe.testing.checks.checks_for` into a :class:`ConformanceItem`. Everything
 beyond pytest itself is imported only then.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
@@ -57,7 +58,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="cs336: vocab compared as a set of bytes (default); purebpe: exact ids; hf: Hugging Face's rules",
     )
     group.addoption(
-        "--bpe-max-examples", type=int, default=None, metavar="N", help="Hypothesis examples per property (default 50)"
+        "--bpe-max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Hypothesis examples per property (default 50)",
     )
 
 
@@ -101,7 +106,9 @@ class ConformanceItem(pytest.Item):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: List[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: List[pytest.Item]
+) -> None:
     requested = _requested(config)
     if not requested:
         return
@@ -125,7 +132,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             name = f"bpe_{kind}[{check.name}]"
             added.append(
                 ConformanceItem.from_parent(
-                    session, name=name, nodeid=f"purebpe.testing::{name}", check=check, spec=spec, settings=settings
+                    session,
+                    name=name,
+                    nodeid=f"purebpe.testing::{name}",
+                    check=check,
+                    spec=spec,
+                    settings=settings,
                 )
             )
     items[:0] = added

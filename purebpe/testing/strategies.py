@@ -33,6 +33,7 @@ strategies are built once and cached, since Hypothesis validates a strategy obje
 first time it draws from it. Cost: about 3 ms per corpus on CPython, which is still about
 half the time of a conformance run on small corpora.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -70,10 +71,38 @@ ALPHABETS: Sequence[str] = (
 
 #: Pieces that exercise the GPT-2 pattern and UTF-8: contractions, spaces, scripts, emoji.
 NASTY_PIECES: Sequence[str] = (
-    " ", "  ", "   x", "\n", "\n\n", "\r\n", "\t", "\u00a0", "\u3000", "'s", "'ll", "'t",
-    "'S", "'re", " the", "ab", "ba", "abab", "aaaa", "0", "123", "\u00e9", "\u00df",
-    "\u4e2d\u6587", "\u65e5\u672c\u8a9e", "\U0001f600", "\U0001f469\u200d\U0001f4bb",
-    "\U00010348", "-", ".", "!?", "...",
+    " ",
+    "  ",
+    "   x",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\t",
+    "\u00a0",
+    "\u3000",
+    "'s",
+    "'ll",
+    "'t",
+    "'S",
+    "'re",
+    " the",
+    "ab",
+    "ba",
+    "abab",
+    "aaaa",
+    "0",
+    "123",
+    "\u00e9",
+    "\u00df",
+    "\u4e2d\u6587",
+    "\u65e5\u672c\u8a9e",
+    "\U0001f600",
+    "\U0001f469\u200d\U0001f4bb",
+    "\U00010348",
+    "-",
+    ".",
+    "!?",
+    "...",
 )
 
 #: Special tokens drawn from: one is a prefix of another (``<|endoftext|>`` inside the
@@ -99,9 +128,22 @@ SPECIAL_TOKENS: Sequence[str] = (
 # counts as \s, marks, symbols, private use, the last planes). Two small ints pick one,
 # which Hypothesis draws and shrinks far faster than arbitrary code points.
 _BLOCKS = (
-    (0x21, 1), (0xA0, 1), (0x300, 1), (0x391, 1), (0x5D0, 1), (0x660, 1), (0x1680, 0x111),
-    (0x2000, 1), (0x2028, 1), (0x3040, 1), (0x4E00, 97), (0xAC00, 101), (0xE000, 1),
-    (0xFFF0, 1), (0x1F600, 1), (0x10FFF0, 1),
+    (0x21, 1),
+    (0xA0, 1),
+    (0x300, 1),
+    (0x391, 1),
+    (0x5D0, 1),
+    (0x660, 1),
+    (0x1680, 0x111),
+    (0x2000, 1),
+    (0x2028, 1),
+    (0x3040, 1),
+    (0x4E00, 97),
+    (0xAC00, 101),
+    (0xE000, 1),
+    (0xFFF0, 1),
+    (0x1F600, 1),
+    (0x10FFF0, 1),
 )
 _SMALL = st.integers(0, 15)
 

@@ -14,6 +14,7 @@ Python docs pages and encodes slices of other pages.
 Cost per property: ``max_examples`` small trainings and encodings (milliseconds each);
 the real-text model is trained once per process (about a second on CPython).
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -124,7 +125,9 @@ def describe(case: TokenizerCase) -> List[Tuple[str, Any]]:
 
 
 def reproduce(case: TokenizerCase) -> List[str]:
-    lines = [] if case.real_text else ["model = purebpe.train_from_iterator(corpus, vocab_size, special_tokens)"]
+    lines = (
+        [] if case.real_text else ["model = purebpe.train_from_iterator(corpus, vocab_size, special_tokens)"]
+    )
     return lines + ["tokenizer = factory(model.vocab, model.merges, special_tokens)"]
 
 
@@ -205,9 +208,21 @@ def tokenizer_checks(factory: Factory) -> List[Check]:
 
     return [
         check("round trip", "decode(encode(text)) == text", round_trip),
-        check("encode matches purebpe", "the same ids as purebpe.Tokenizer on the same vocab and merges", matches),
-        check("encode_iterable = encode", "encode_iterable(chunks) == encode(''.join(chunks)), cut anywhere", streaming),
-        check("decode = vocab bytes", "decode(ids) is the ids' bytes decoded as UTF-8 with errors='replace'", decoding),
+        check(
+            "encode matches purebpe",
+            "the same ids as purebpe.Tokenizer on the same vocab and merges",
+            matches,
+        ),
+        check(
+            "encode_iterable = encode",
+            "encode_iterable(chunks) == encode(''.join(chunks)), cut anywhere",
+            streaming,
+        ),
+        check(
+            "decode = vocab bytes",
+            "decode(ids) is the ids' bytes decoded as UTF-8 with errors='replace'",
+            decoding,
+        ),
         property_check(
             "real text",
             f"encode matches purebpe and round-trips on Python docs pages (vocab {REAL_TEXT_VOCAB_SIZE})",

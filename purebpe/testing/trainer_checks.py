@@ -30,6 +30,7 @@ counts) from a counting difference (overlapping pairs, words across special toke
 Cost per property: ``max_examples`` trainer calls on inputs of at most a few hundred
 bytes, plus one purebpe training each; the real-text property trains once on ~40 KB.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -155,7 +156,9 @@ def counts_cases(draw: st.DrawFn) -> TrainerCase:
     words = draw(st.dictionaries(word, count, max_size=6))
     specials = draw(special_tokens(max_size=2))
     smallest = 256 + len(specials)
-    return TrainerCase("", draw(vocab_sizes(smallest, smallest + 30)), tuple(specials), word_counts=tuple(words.items()))
+    return TrainerCase(
+        "", draw(vocab_sizes(smallest, smallest + 30)), tuple(specials), word_counts=tuple(words.items())
+    )
 
 
 def with_limits(cases: st.SearchStrategy[TrainerCase], option: str) -> st.SearchStrategy[TrainerCase]:
@@ -169,7 +172,12 @@ def describe(case: TrainerCase) -> List[Tuple[str, Any]]:
     if case.word_counts is not None:
         values: List[Tuple[str, Any]] = [("word_counts", dict(case.word_counts))]
     elif case is real_text_case():
-        values = [("text", Code(f"{REAL_TEXT_SPECIAL!r}.join(purebpe.corpus.default_corpus()[:{REAL_TEXT_DOCUMENTS}])"))]
+        values = [
+            (
+                "text",
+                Code(f"{REAL_TEXT_SPECIAL!r}.join(purebpe.corpus.default_corpus()[:{REAL_TEXT_DOCUMENTS}])"),
+            )
+        ]
     else:
         values = [("text", case.text)]
     values += [("vocab_size", case.vocab_size), ("special_tokens", list(case.special_tokens))]
@@ -203,7 +211,11 @@ def reproducer(semantics: str) -> Callable[[TrainerCase], List[str]]:
 
 
 #: The reference of each semantics, as ``purebpe.train`` options (for the snippets).
-REFERENCE_OPTIONS = {"cs336": f", variant={ORACLE_VARIANT!r}", "purebpe": f", variant={ORACLE_VARIANT!r}", "hf": ", tie_break='hf'"}
+REFERENCE_OPTIONS = {
+    "cs336": f", variant={ORACLE_VARIANT!r}",
+    "purebpe": f", variant={ORACLE_VARIANT!r}",
+    "hf": ", tie_break='hf'",
+}
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -274,8 +286,12 @@ def reference(
     trainer = get_trainer(ORACLE_VARIANT)(table)
     while len(hf_ids) < vocab_size and next(trainer, None) is not None:
         new_id = len(table.token_bytes) - 1
-        table.tie_keys[new_id] = hf_ids.setdefault(encode_token(table.token_bytes[new_id]), table.tie_keys[new_id])
-    return Expected(table.merges, dict(enumerate(hf_vocab(special_tokens, table.merges))), len(hf_ids) >= vocab_size)
+        table.tie_keys[new_id] = hf_ids.setdefault(
+            encode_token(table.token_bytes[new_id]), table.tie_keys[new_id]
+        )
+    return Expected(
+        table.merges, dict(enumerate(hf_vocab(special_tokens, table.merges))), len(hf_ids) >= vocab_size
+    )
 
 
 def hf_vocab(special_tokens: Sequence[str], merges: Merges) -> List[bytes]:
@@ -303,7 +319,9 @@ def check_shape(result: Any) -> Tuple[Vocab, Merges]:
     if not isinstance(merges, Sequence):
         raise AssertionError(f"merges is a {type(merges).__name__}, not a list")
     for index, merge in enumerate(merges):
-        if not (isinstance(merge, tuple) and len(merge) == 2 and all(isinstance(part, bytes) for part in merge)):
+        if not (
+            isinstance(merge, tuple) and len(merge) == 2 and all(isinstance(part, bytes) for part in merge)
+        ):
             raise AssertionError(f"merge {index} is {merge!r}, not a (bytes, bytes) tuple")
     return vocab, merges
 
@@ -316,7 +334,9 @@ def first_difference(expected: Sequence[Any], got: Sequence[Any]) -> int:
     return min(len(expected), len(got))
 
 
-def diagnose_merge(words: Mapping[bytes, int], semantics: str, expected: Merges, got: Merges, index: int) -> List[str]:
+def diagnose_merge(
+    words: Mapping[bytes, int], semantics: str, expected: Merges, got: Merges, index: int
+) -> List[str]:
     """Both sides of the first differing merge, with their counts after ``index`` merges."""
     table = WordTable.from_word_counts(words, expected[:index])
     pair_counts: Dict[Tuple[bytes, bytes], int] = {}
@@ -389,7 +409,9 @@ def check_most_frequent(words: Mapping[bytes, int], merges: Merges) -> None:
                 i += 1
 
 
-def _describe_pair(pair: Optional[Tuple[bytes, bytes]], pair_counts: Mapping[Tuple[bytes, bytes], int]) -> str:
+def _describe_pair(
+    pair: Optional[Tuple[bytes, bytes]], pair_counts: Mapping[Tuple[bytes, bytes], int]
+) -> str:
     if pair is None:
         return "(no merge)"
     return f"{pair!r} (count {pair_counts.get(pair, 0)})"
@@ -471,8 +493,12 @@ def trainer_checks(
 
     def expected(case: TrainerCase) -> Expected:
         return reference(
-            words_of(case, semantics), case.vocab_size, case.special_tokens, semantics,
-            case.min_frequency, case.max_token_length,
+            words_of(case, semantics),
+            case.vocab_size,
+            case.special_tokens,
+            semantics,
+            case.min_frequency,
+            case.max_token_length,
         )
 
     def check(
@@ -498,7 +524,9 @@ def trainer_checks(
         if len(vocab) > case.vocab_size:
             raise AssertionError(f"{len(vocab)} tokens, more than vocab_size {case.vocab_size}")
         if expected(case).full and len(vocab) != case.vocab_size:
-            raise AssertionError(f"{len(vocab)} tokens, fewer than vocab_size {case.vocab_size}, which {oracle} reach")
+            raise AssertionError(
+                f"{len(vocab)} tokens, fewer than vocab_size {case.vocab_size}, which {oracle} reach"
+            )
 
     def composition(case: TrainerCase) -> None:
         vocab, merges = subject.call(case)
@@ -520,7 +548,9 @@ def trainer_checks(
         for index, (left, right) in enumerate(merges):
             for part in (left, right):
                 if part not in known:
-                    raise AssertionError(f"merge {index} {(left, right)!r} uses {part!r}, which no earlier merge made")
+                    raise AssertionError(
+                        f"merge {index} {(left, right)!r} uses {part!r}, which no earlier merge made"
+                    )
             known.add(left + right)
 
     def most_frequent(case: TrainerCase) -> None:
@@ -543,7 +573,9 @@ def trainer_checks(
         if semantics == "purebpe":
             if dict(vocab) != wanted:
                 size = max(len(wanted), len(vocab))
-                index = first_difference([wanted.get(i) for i in range(size)], [vocab.get(i) for i in range(size)])
+                index = first_difference(
+                    [wanted.get(i) for i in range(size)], [vocab.get(i) for i in range(size)]
+                )
                 raise AssertionError(
                     f"vocab[{index}] differs\npurebpe: {wanted.get(index)!r}\nyours:   {vocab.get(index)!r}"
                 )
@@ -601,13 +633,21 @@ def trainer_checks(
             "every byte, special token and merge result is in the vocab, and nothing else",
             composition,
         ),
-        check("merges use earlier tokens", "each merge joins bytes or tokens made by earlier merges", merge_order),
+        check(
+            "merges use earlier tokens",
+            "each merge joins bytes or tokens made by earlier merges",
+            merge_order,
+        ),
         check(
             "each merge is a most frequent pair",
             "replaying your merges on the words, each joins a pair of the highest count (any tie-break)",
             most_frequent,
         ),
-        check("merges match purebpe", f"the same merges in the same order as {oracle} ({semantics} semantics)", same_merges),
+        check(
+            "merges match purebpe",
+            f"the same merges in the same order as {oracle} ({semantics} semantics)",
+            same_merges,
+        ),
         check("vocab matches purebpe", f"the same tokens {vocab_kind}", same_vocab),
         check("deterministic", "two runs on the same input agree", deterministic),
     ]
@@ -622,7 +662,12 @@ def trainer_checks(
     for option in ("min_frequency", "max_token_length"):
         if accepts(train_fn, option):
             checks.append(
-                check(option, f"with {option} set, the merges match {oracle} (and respect it)", limited, with_limits(cases, option))
+                check(
+                    option,
+                    f"with {option} set, the merges match {oracle} (and respect it)",
+                    limited,
+                    with_limits(cases, option),
+                )
             )
     if level == "text":
         checks.append(

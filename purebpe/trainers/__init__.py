@@ -4,6 +4,7 @@ Every module here defines ``train(table: WordTable) -> Iterator[(left, right)]``
 :mod:`purebpe.core`). :data:`VARIANTS` names them; each is the module of that name here,
 imported on first use so that importing purebpe stays cheap.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -75,9 +76,7 @@ def resolve_variant(name: str) -> str:
     if name == "auto":
         return AUTO.get(interpreter_key(), AUTO["CPython"])
     if name not in VARIANTS:
-        raise PureBPEError(
-            f"unknown variant {name!r}; choose one of: auto, {', '.join(VARIANTS)}"
-        )
+        raise PureBPEError(f"unknown variant {name!r}; choose one of: auto, {', '.join(VARIANTS)}")
     return name
 
 

@@ -28,6 +28,7 @@ Cost:        O(occurrences of the merged pair + new pairs) per merge, plus, over
              O(log buckets) per move of the pointer. No per-pair heap operation: filing is
              a list append.
 """
+
 from __future__ import annotations
 
 from bisect import insort

@@ -10,6 +10,7 @@ Cost:        O(pairs + occurrences of the merged pair) per merge. The scan now d
              :mod:`~purebpe.trainers.heap`, :mod:`~purebpe.trainers.sorted` and
              :mod:`~purebpe.trainers.bucket` replace it with a priority structure.
 """
+
 from __future__ import annotations
 
 from typing import Iterator, List, Tuple

@@ -20,6 +20,7 @@ After merge: :meth:`PairIndex.merge`, then one push per new pair. Pairs whose co
 Cost:        O(occurrences of the merged pair + (new pairs + stale pops) x log(pairs)) per
              merge. Each pair has exactly one entry, so the heap never outgrows the pairs.
 """
+
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush, heapreplace

@@ -9,6 +9,7 @@ After merge: only the words in ``pair_to_words[best]`` can change. For each, all
 Cost:        O(pairs + total length of the affected words) per merge. The scan dominates;
              :mod:`~purebpe.trainers.fine_grained` and its successors remove it.
 """
+
 from __future__ import annotations
 
 from typing import Dict, Iterator, Sequence, Set, Tuple

@@ -7,6 +7,7 @@ Cost:        O(total tokens in all distinct words) per merge; too slow for real 
              short enough to check by eye, which is why every other variant is tested
              against it.
 """
+
 from __future__ import annotations
 
 from typing import Iterator, Tuple

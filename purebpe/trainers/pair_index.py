@@ -36,6 +36,7 @@ on PyPy most of the merge phase is spent inside the runtime's dicts and its GC, 
 index stores the constant ``1`` (a shared object) for a single occurrence rather than a
 freshly computed int (measured: a third less GC time).
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
@@ -131,9 +132,7 @@ class PairIndex:
                         self._gain(new_id << PAIR_SHIFT | after, word_id, count, new_pairs)
                     # else the next occurrence adds (C, C) as its left pair
 
-    def _lose(
-        self, pair: int, word_id: int, count: int, old_counts: Optional[Dict[int, int]]
-    ) -> None:
+    def _lose(self, pair: int, word_id: int, count: int, old_counts: Optional[Dict[int, int]]) -> None:
         """One occurrence of ``pair`` in word ``word_id`` (weighing ``count``) is gone."""
         pair_counts = self.pair_counts
         remaining = pair_counts[pair] - count

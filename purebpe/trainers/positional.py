@@ -194,9 +194,7 @@ class PositionalState:
 
     def _lower_floor(self) -> None:
         """Divide the floor and track every pair that now reaches it (with its positions)."""
-        self.floor = floor = max(
-            self.min_frequency, min(self.floor, max(self.sums)) // FLOOR_DIVISOR
-        )
+        self.floor = floor = max(self.min_frequency, min(self.floor, max(self.sums)) // FLOOR_DIVISOR)
         self._untrack_below(floor)
         sums, token_len, keys = self.sums, self.token_len, self.token_keys
         max_length = self.max_length
@@ -499,9 +497,7 @@ def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequenc
     return sums
 
 
-def list_candidates(
-    state: PositionalState, floor: int, low: int, high: int
-) -> Dict[int, Positions]:
+def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> Dict[int, Positions]:
     """The positions of the untracked pairs in the buckets ``low <= b < high`` that reach ``floor``.
 
     These are all the untracked pairs of those buckets that may reach the floor (a bucket's

@@ -18,6 +18,7 @@ this variant (an exact ordered index of pairs, the textbook alternative to a laz
 and ``SortedList`` is that index in pure Python (so it runs on PyPy as well). It is
 imported only when the variant is first used (:mod:`purebpe.trainers`).
 """
+
 from __future__ import annotations
 
 from typing import Dict, Iterator, List, Tuple
@@ -57,8 +58,6 @@ def train(table: WordTable) -> Iterator[Tuple[int, int]]:
         for pair in new_pairs:
             count = pair_counts[pair]
             if count >= min_frequency and table.mergeable(pair):
-                ranked.add(
-                    (count, keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair)
-                )
+                ranked.add((count, keys[pair >> PAIR_SHIFT], keys[pair & PAIR_MASK], pair))
         del new_pairs[:]
         old_counts.clear()

@@ -20,6 +20,7 @@ none.  Encoding runs on purebpe (pure Python: PyPy, Pyodide, free-threaded build
 >>> enc.encode("hi<|end|>", allowed_special="all"), enc.n_vocab
 ([104, 105, 256], 257)
 """
+
 from __future__ import annotations
 
 from . import core, load, model, registry

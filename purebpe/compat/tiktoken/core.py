@@ -4,6 +4,7 @@ The pattern string goes through :func:`purebpe.pretokenize.resolve_pattern`: tik
 own strings (and proven variants of them, Llama 3's and Qwen's) run on purebpe's
 scanners, any other pattern on the ``regex`` package.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Tuple

