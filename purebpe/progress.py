@@ -71,7 +71,7 @@ class _JsonLines:
 def end_early(bar: Bar, done: int) -> None:
     """Make a bar whose work stopped short of its total end at ``done`` (before ``close``)."""
     if getattr(bar, "total", None) is not None:
-        bar.total = done
+        setattr(bar, "total", done)  # noqa: B010  (Bar, a protocol, has no total: tqdm's)
         refresh = getattr(bar, "refresh", None)
         if refresh is not None:
             refresh()
