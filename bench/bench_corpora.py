@@ -118,7 +118,9 @@ def part_count(docs: List[str], work: Path, processes: int, rounds: int) -> None
         assert words == reference, f"{name} counts differ from text"
     for _ in range(rounds):
         for name, (path, specials) in layouts.items():
-            wall, cpu, _ = timed(lambda: purebpe.count(path, specials, processes=processes))
+            wall, cpu, _ = timed(
+                lambda path=path, specials=specials: purebpe.count(path, specials, processes=processes)
+            )
             times[name].append((wall, cpu))
     base = statistics.median(w for w, _ in times["text"])
     print(

@@ -31,7 +31,7 @@ def throughput(args: argparse.Namespace) -> Table:
     megabytes = corpus.stat().st_size / 1e6
     rows = []
     for processes in (1, 2):
-        timing = measure(lambda: purebpe.count(corpus, processes=processes), args.rounds)
+        timing = measure(lambda processes=processes: purebpe.count(corpus, processes=processes), args.rounds)
         rows.append(
             {
                 "processes": processes,

@@ -199,7 +199,7 @@ def streaming(tok: Tokenizer, grid: Any, expected: List[str], gpu_reason: Option
         )
     rows: List[Dict[str, Any]] = []
     for name, (step, finish) in streams.items():
-        pieces, seconds, _ = timed(lambda: [step(t) for t in range(width)])
+        pieces, seconds, _ = timed(lambda step=step: [step(t) for t in range(width)])
         texts = ["".join(p[r] for p in pieces) + tail for r, tail in enumerate(finish())]
         rows.append(
             {

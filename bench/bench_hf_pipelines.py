@@ -155,11 +155,11 @@ def main() -> int:
         if not path.exists():
             print(f"{name}: {path} missing, skipped")
             continue
-        load_wall, load_cpu = timed(lambda _: load(path), args.rounds)
+        load_wall, load_cpu = timed(lambda _, path=path: load(path), args.rounds)
         tok = load(path)
         tok.encode(text[-100000:])  # warm PyPy's JIT up (a throwaway instance: caches start cold)
-        one = timed(lambda tok: tok.encode(text), args.rounds, lambda: load(path))
-        batch = timed(lambda tok: tok.encode_batch(lines), args.rounds, lambda: load(path))
+        one = timed(lambda tok: tok.encode(text), args.rounds, lambda path=path: load(path))
+        batch = timed(lambda tok: tok.encode_batch(lines), args.rounds, lambda path=path: load(path))
         wall, cpu = min(one, batch)
         row: Dict[str, Any] = {
             "pipeline": name,
@@ -174,7 +174,7 @@ def main() -> int:
         }
         if tokenizers is not None:
 
-            def hf_load_file() -> Any:
+            def hf_load_file(path: Path = path) -> Any:
                 return tokenizers.Tokenizer.from_file(str(path))
 
             hf_load, hf_load_cpu = timed(lambda _: hf_load_file(), args.rounds)

@@ -240,7 +240,7 @@ def peer(args: argparse.Namespace) -> Table:
     if len({digest(m) for m in ours}) > 1:
         raise SystemExit("purebpe runs on different interpreters learned different merges")
     rows = []
-    for label, _, spec in contenders:
+    for label, _, _spec in contenders:
         m, merges = median[label], runs[label][0]["merges"]
         rows.append(
             {

@@ -74,7 +74,8 @@ def throughput(args: argparse.Namespace) -> Table:
                 chunks = chunks_of(text)
                 if run is not None:
                     run(chunks[:1])  # warm-up (PyPy's JIT): the first chunk
-                    rate = size_mb / measure(lambda: run(chunks), args.rounds, cold=False).best_cpu
+                    timing = measure(lambda run=run, chunks=chunks: run(chunks), args.rounds, cold=False)
+                    rate = size_mb / timing.best_cpu
                     print(
                         f"  {pattern:7} {engine:14} {name:20} {rate:7.1f} MB/s", file=sys.stderr, flush=True
                     )

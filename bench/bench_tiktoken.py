@@ -108,7 +108,9 @@ def encode_throughput(args: argparse.Namespace) -> Table:
         figures[name] = {}
         for encoder in encoders:
             print(f"{name}: {encoder} ...", file=sys.stderr)
-            figures[name][encoder] = figures_of(lambda: ENCODERS[encoder](name), chunks, args.rounds)
+            figures[name][encoder] = figures_of(
+                lambda encoder=encoder, name=name: ENCODERS[encoder](name), chunks, args.rounds
+            )
         for encoder in encoders[1:]:
             if figures[name][encoder]["ids"] != figures[name][encoders[0]]["ids"]:
                 raise SystemExit(f"{name}: {encoder}'s ids differ from {encoders[0]}'s")

@@ -235,7 +235,7 @@ def render(
         "| implementation | semantics | passes | fails |",
         "| --- | --- | --- | --- |",
     ]
-    for name, semantics, outcomes, seconds in trainers:
+    for name, semantics, outcomes, _seconds in trainers:
         if outcomes is None:
             lines.append(f"| {name} | {semantics} | not installed | |")
             continue

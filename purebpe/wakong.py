@@ -366,7 +366,7 @@ def _draw(
         taken = bytearray(n_slots)
         slots = []
         bits = n_slots.bit_length()
-        for i in range(n_spans):
+        for _ in range(n_spans):
             j = getrandbits(bits)
             while j >= n_slots or taken[j]:
                 j = getrandbits(bits)

@@ -79,9 +79,9 @@ def test_apply_merges_equals_replaying_the_merges_in_order(data: st.DataObject) 
     for new in range(4, 4 + data.draw(st.integers(0, 8), label="number of merges")):
         # Merge i makes token 4 + i from tokens that exist by then; each pair merges once.
         left, right = data.draw(st.tuples(st.integers(0, new - 1), st.integers(0, new - 1)))
-        if all((left, right) != (l, r) for l, r, _ in merges):
+        if all((left, right) != (a, b) for a, b, _ in merges):
             merges.append((left, right, new))
-    ranks = {pack_pair(l, r): (rank, n) for rank, (l, r, n) in enumerate(merges)}
+    ranks = {pack_pair(a, b): (rank, n) for rank, (a, b, n) in enumerate(merges)}
     assert list(apply_merges(word, ranks)) == replay_one_by_one(word, merges)
 
 

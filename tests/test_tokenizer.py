@@ -333,9 +333,9 @@ def test_long_words_merge_like_short_ones(data: st.DataObject) -> None:
     merges: List[Tuple[int, int, int]] = []
     for new in range(4, 4 + data.draw(st.integers(0, 12), label="number of merges")):
         left, right = data.draw(st.tuples(st.integers(0, new - 1), st.integers(0, new - 1)))
-        if all((left, right) != (l, r) for l, r, _ in merges):
+        if all((left, right) != (a, b) for a, b, _ in merges):
             merges.append((left, right, new))
-    ranks = {pack_pair(l, r): (rank, n) for rank, (l, r, n) in enumerate(merges)}
+    ranks = {pack_pair(a, b): (rank, n) for rank, (a, b, n) in enumerate(merges)}
     expected = list(word)
     for left, right, new in merges:
         expected = merge_word(expected, left, right, new)

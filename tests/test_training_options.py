@@ -145,7 +145,7 @@ def generated_corpus() -> List[str]:
 
 
 def merges_digest(model: purebpe.BPEModel) -> str:
-    text = "\n".join(f"{encode_token(l)} {encode_token(r)}" for l, r in model.merges)
+    text = "\n".join(f"{encode_token(a)} {encode_token(b)}" for a, b in model.merges)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

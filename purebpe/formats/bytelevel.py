@@ -71,7 +71,7 @@ def tokens_by_bytes(model: BPEModel, format: str) -> Dict[bytes, int]:
                 f"{token!r}, and {format} files key tokens by their bytes"
             )
         by_bytes[token] = tid
-    for text, tid in model.special_ids().items():
+    for text in model.special_ids():
         if text.encode("utf-8") in by_bytes:
             raise PureBPEError(
                 f"cannot write the {format} format: special token {text!r} has the bytes of "
