@@ -8,7 +8,8 @@ source files into C extensions; every other module stays Python in the same whee
 compiled module's ``.py`` file ships beside it (Python prefers the extension on import).
 mypy and the runtime dependencies' types are then asked for as build requirements
 (``setup_requires``, which setuptools' PEP 517 backend reports to the installer), and a C
-compiler and the Python headers must be present.  Only the hot modules are compiled, which keeps the build to about a minute.
+compiler and the Python headers must be present.  Only the hot modules are compiled, which
+keeps the build to about a minute.
 """
 
 from __future__ import annotations

@@ -228,8 +228,8 @@ def measure_each(
     runs: Mapping[str, Callable[[], Any]], rounds: int, *, cold: bool = True
 ) -> Dict[str, Timing]:
     """Time each run: one cold pass (the first: JIT warm-up, empty caches; what it returns
-    is kept as the timing's ``value``), then ``rounds`` warm passes. The rounds are interleaved, every run once per round, so that
-    a change in a shared machine's load hits every run alike.
+    is kept as the timing's ``value``), then ``rounds`` warm passes. The rounds are interleaved, every run
+    once per round, so that a change in a shared machine's load hits every run alike.
 
     >>> timings = measure_each({"a": lambda: None, "b": lambda: None}, rounds=2)
     >>> sorted(timings), len(timings["a"].walls), timings["a"].cold is not None
@@ -487,7 +487,9 @@ class Script:
                 "--corpus",
                 action="append",
                 default=[],
-                help=f"a text file, a name in --corpora, or 'pydoc' (repeatable; default {', '.join(corpora)})",
+                help=(
+                    f"a text file, a name in --corpora, or 'pydoc' (repeatable; default {', '.join(corpora)})"
+                ),
             )
             parser.add_argument("--corpora", type=Path, default=None, help="the shared corpora directory")
         if interpreters:

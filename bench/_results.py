@@ -107,8 +107,8 @@ def record(
 
     ``benchmark`` names the benchmark (the script's name, e.g. ``"bench_wakong"``).
     ``rows`` is the table: a list of dicts (column -> value; numbers stay numbers, and
-    the plot script reads text like ``"1,234"``, ``"3.1x"`` and ``"0.52 s"`` as numbers). ``interpreter`` defaults to
-    the running one (``"PyPy 3.9.18"``); pass it when the figures come from another
+    the plot script reads text like ``"1,234"``, ``"3.1x"`` and ``"0.52 s"`` as numbers). ``interpreter``
+    defaults to the running one (``"PyPy 3.9.18"``); pass it when the figures come from another
     (a ``--peer-from`` file). ``title`` and ``notes`` are printed above and below the
     table in ``docs/benchmarks.md`` (corpus, vocab size, repeats...). ``plot`` says what
     to draw: ``{"label": column, "value": column, "log": bool, "xlabel": text}``; by

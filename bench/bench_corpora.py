@@ -125,7 +125,8 @@ def part_count(docs: List[str], work: Path, processes: int, rounds: int) -> None
     base = statistics.median(w for w, _ in times["text"])
     print(
         f"\n## Counting {megabytes:.1f} MB of {len(docs):,} documents, {processes} processes, "
-        f"{platform.python_implementation()} {platform.python_version()}, median of {rounds} (shared machine)\n"
+        f"{platform.python_implementation()} {platform.python_version()}, median of {rounds} "
+        "(shared machine)\n"
     )
     print("| layout | file MB | wall s | CPU s | MB/s (wall) | vs text |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -226,7 +227,8 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
 
     writer_s, _, _ = timed(write)
     print(
-        f"\n## End-to-end encode of {megabytes:.1f} MB ({len(docs):,} documents, GPT-2), median of {rounds} (shared machine)\n"
+        f"\n## End-to-end encode of {megabytes:.1f} MB ({len(docs):,} documents, GPT-2), median of "
+        f"{rounds} (shared machine)\n"
     )
     print("| run | wall s | CPU s | MB/s (wall) |")
     print("|---|---:|---:|---:|")
@@ -238,11 +240,13 @@ def part_encode(docs: List[str], work: Path, processes: int, rounds: int, interp
         wall = statistics.median(w for w, _ in tiktoken_times)
         cpu = statistics.median(c for _, c in tiktoken_times)
         print(
-            f"| tiktoken encode_ordinary_batch, {processes} threads (in memory) | {wall:.2f} | {cpu:.2f} | {megabytes / wall:.1f} |"
+            f"| tiktoken encode_ordinary_batch, {processes} threads (in memory) | {wall:.2f} | "
+            f"{cpu:.2f} | {megabytes / wall:.1f} |"
         )
     here = platform.python_implementation()
     print(
-        f"| {here} API encode, first pass (cold word cache), 1 process | {first:.2f} | | {megabytes / first:.1f} |"
+        f"| {here} API encode, first pass (cold word cache), 1 process | {first:.2f} | | "
+        f"{megabytes / first:.1f} |"
     )
     print(f"| {here} API encode, second pass (warm), 1 process | {warm:.2f} | | {megabytes / warm:.1f} |")
     print(f"| {here} writing the {len(ids):,} ids (.bin) | {writer_s:.2f} | | |")

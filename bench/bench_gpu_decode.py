@@ -27,8 +27,8 @@ round runs every method once):
   bytes already gathered: no device path can beat this floor.
 
 Streaming (milliseconds per step, ``--rows`` rows, one new id per row per step, averaged
-over ``--width`` steps, the batch's columns in order): ``BatchDecodeStream.step`` on each backend, against one stdlib
-incremental UTF-8 decoder per row in a Python loop.
+over ``--width`` steps, the batch's columns in order): ``BatchDecodeStream.step`` on each backend, against one
+stdlib incremental UTF-8 decoder per row in a Python loop.
 """
 
 from __future__ import annotations
@@ -149,7 +149,8 @@ def batch_decode(args: argparse.Namespace) -> List[Table]:
             notes=f"Tokens per second, best of {args.rounds}; {interpreter_name()} on {platform.machine()}, "
             f"{os.cpu_count()} cores; {bytes_per_id:.2f} bytes per id, encoded in {encode_s:.1f} s"
             + ("" if gpu_reason is None else f"; CuPy not measured: {gpu_reason}")
-            + ". Rows differing: rows whose text is not exactly tok.decode's. The plot shows the speed-up over the Python loop.",
+            + ". Rows differing: rows whose text is not exactly tok.decode's. The plot shows the "
+            "speed-up over the Python loop.",
             plot={
                 "label": "method",
                 "value": "vs Python loop",

@@ -18,8 +18,9 @@ purebpe), then with PyPy on the same ``--work`` (purebpe only; PyPy has no token
 
 Each figure is the median of ``--rounds`` rounds, each on a freshly loaded tokenizer
 (no warm word cache; PyPy's JIT is warmed on another stretch of text first), CPU time
-(process time) beside wall time; encode is one thread (``TOKENIZERS_PARALLELISM=false``), each library's faster of
-one string and ``encode_batch`` of lines (both are reported). The machine may be shared: compare ratios within one run.
+(process time) beside wall time; encode is one thread (``TOKENIZERS_PARALLELISM=false``),
+each library's faster of one string and ``encode_batch`` of lines (both are reported).
+The machine may be shared: compare ratios within one run.
 """
 
 from __future__ import annotations

@@ -251,7 +251,10 @@ def peer(args: argparse.Namespace) -> Table:
                 "ratio": f"{m['total_s'] / reference:.2f}" if reference else "-",
                 "peak RSS MB": f"{m['peak_rss_mb']:.0f}",
                 "RSS growth in training MB": f"{m['train_rss_growth_mb']:.1f}",
-                "merges": f"{len(merges)} ({digest(merges)}, {common_prefix(merges, ours[0]) if ours else '-'} same as purebpe)",
+                "merges": (
+                    f"{len(merges)} ({digest(merges)}, "
+                    f"{common_prefix(merges, ours[0]) if ours else '-'} same as purebpe)"
+                ),
             }
         )
     return Table(

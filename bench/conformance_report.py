@@ -82,7 +82,10 @@ NOTES: Dict[Tuple[str, str], str] = {
     (
         "HF tokenizers",
         "merges match purebpe",
-    ): 'ties go to the smallest token ids, and special tokens are counted as text: both HF\'s rules (it passes `semantics="hf"`)',
+    ): (
+        "ties go to the smallest token ids, and special tokens are counted as text: both HF's rules "
+        '(it passes `semantics="hf"`)'
+    ),
     (
         "rustbpe",
         "merges match purebpe",
@@ -93,35 +96,60 @@ NOTES: Dict[Tuple[str, str], str] = {
     (
         "tiktoken._educational",
         "merges match purebpe",
-    ): "ties go to the pair seen first in the text (max over a dict in insertion order): a semantic choice; special tokens are text to it (it has none)",
+    ): (
+        "ties go to the pair seen first in the text (max over a dict in insertion order): a semantic "
+        "choice; special tokens are text to it (it has none)"
+    ),
     (
         "bpetokenizer",
         "merges match purebpe",
-    ): "ties go to the pair seen first in the text (minbpe's max over a dict), and its special tokens are counted as text: semantic choices",
+    ): (
+        "ties go to the pair seen first in the text (minbpe's max over a dict), and its special "
+        "tokens are counted as text: semantic choices"
+    ),
     (
         "fast-bpe-rs",
         "each merge is a most frequent pair",
-    ): "on 'aaaaaa' it merges (aa, a), which does not occur in aa aa aa (count 0), instead of (aa, aa) (count 2): a bug",
+    ): (
+        "on 'aaaaaa' it merges (aa, a), which does not occur in aa aa aa (count 0), instead of (aa, "
+        "aa) (count 2): a bug"
+    ),
     (
         "fast-bpe-rs",
         "well-formed",
-    ): "its vocab is not a BPE merge sequence: on 'aaaaaa' it makes 'aa', then 'aaa' (the pair (aa, a) does not occur in aa aa aa), then 'aaaaaa', and encodes 'aaaaaa' as [aa, aa, aa]: a bug",
+    ): (
+        "its vocab is not a BPE merge sequence: on 'aaaaaa' it makes 'aa', then 'aaa' (the pair (aa, "
+        "a) does not occur in aa aa aa), then 'aaaaaa', and encodes 'aaaaaa' as [aa, aa, aa]: a bug"
+    ),
     (
         "ffbpe",
         "well-formed",
-    ): "a special token equal to a byte (' ') is refused as a duplicate vocabulary token: a bug for such special tokens",
+    ): (
+        "a special token equal to a byte (' ') is refused as a duplicate vocabulary token: a bug for "
+        "such special tokens"
+    ),
     (
         "tiktoken._educational",
         "well-formed",
-    ): "crashes (max() of an empty sequence) when no pair is left before vocab_size, e.g. on an empty file: educational code, but a crash",
+    ): (
+        "crashes (max() of an empty sequence) when no pair is left before vocab_size, e.g. on an "
+        "empty file: educational code, but a crash"
+    ),
     (
         "bpetokenizer",
         "well-formed",
-    ): "an assertion fails when no merge is asked for (and max() of no pairs crashes when the text runs out of pairs)",
+    ): (
+        "an assertion fails when no merge is asked for (and max() of no pairs crashes when the text "
+        "runs out of pairs)"
+    ),
     (
         "HF tokenizers (BPE + ByteLevel)",
         "decode = vocab bytes",
-    ): "special tokens go through the ByteLevel decoder too: a special token with a character above U+007F in the GPT-2 alphabet (é) decodes as the byte it stands for (0xE9), not as its UTF-8: a bug for such special tokens",
+    ): (
+        "special tokens go through the ByteLevel decoder too: a special token with a character above "
+        "U+007F in the GPT-2 alphabet (é) decodes as the byte it stands for (0xE9), not as its UTF-8: a "
+        "bug for such special tokens"
+    ),
 }
 NOTES[("tiktoken._educational, trained as far as it goes", "merges match purebpe")] = NOTES[
     ("tiktoken._educational", "merges match purebpe")
@@ -206,7 +234,8 @@ def run_all(
         outcomes = None if fn is None else conformance(kind, fn, semantics=semantics)
         results.append((name, semantics, outcomes, time.perf_counter() - start))
         print(
-            f"{name} ({semantics}): {'not installed' if outcomes is None else sum(o.passed for o in outcomes)} passed",
+            f"{name} ({semantics}): "
+            f"{'not installed' if outcomes is None else sum(o.passed for o in outcomes)} passed",
             flush=True,
         )
     return results
@@ -241,7 +270,8 @@ def render(
             continue
         failed = [o.name for o in outcomes if not o.passed]
         lines.append(
-            f"| {name} | {semantics} | {len(outcomes) - len(failed)} of {len(outcomes)} | {', '.join(failed) or '-'} |"
+            f"| {name} | {semantics} | {len(outcomes) - len(failed)} of {len(outcomes)} | "
+            f"{', '.join(failed) or '-'} |"
         )
     lines += ["", "### In short", ""]
     for name, semantics, outcomes, _ in trainers:
@@ -332,7 +362,8 @@ def gpt2_agreement(corpora: Path) -> List[str]:
     expected = [reference.encode(text) for text in texts]
     lines = [
         f"GPT-2's own vocabulary (`{corpora.name}/gpt2-vocab.json`, `gpt2-merges.txt`), every page of the "
-        f"Python docs ({len(texts)} pages, {sum(map(len, expected)):,} tokens), compared with `purebpe.Tokenizer`:",
+        f"Python docs ({len(texts)} pages, {sum(map(len, expected)):,} tokens), compared with "
+        "`purebpe.Tokenizer`:",
         "",
         "| encoder | pages encoded identically |",
         "| --- | --- |",

@@ -40,7 +40,8 @@ the ratios, measured side by side in one run, rather than absolute times.
 
 ```sh
 python -m bench.bench_encode --pypy pypy3   # one benchmark (CPython drives, PyPy in a child)
-python -m bench.bench_encode --quick        # end to end in seconds: smallest corpus, one round, nothing recorded
+python -m bench.bench_encode --quick        # end to end in seconds: smallest corpus, one round,
+                                            # nothing recorded
 python -m bench.compare_peers --corpus en-gcide-18m.txt --rounds 3
 python -m bench.plot_results                # this page, from the recorded results
 tox -e bench                                # the pytest-benchmark suites (bench/test_bench_*.py)

@@ -1,7 +1,8 @@
 """pytest-benchmark benchmarks of Wakong masking, on any interpreter::
 
     python3 -m pytest bench/test_bench_wakong.py --benchmark-only
-    PYTHONPATH=. /tmp/pypyenv/bin/python -m pytest bench/test_bench_wakong.py --benchmark-only -p no:cacheprovider
+    PYTHONPATH=. /tmp/pypyenv/bin/python -m pytest bench/test_bench_wakong.py --benchmark-only \
+        -p no:cacheprovider
 
 Each round draws 1,000 schemes of one length. The ``wakong`` package's rows run only where
 it is installed (CPython >= 3.10); ``python -m bench.bench_wakong`` prints the comparison table.

@@ -89,10 +89,11 @@ def check_iterable_of_texts(texts: object, name: str = "texts") -> None:
     """A ``TypeError`` for one ``str`` (or ``bytes``) where an iterable of texts is expected:
     iterating it would give single characters.
 
-    >>> check_iterable_of_texts("hello")
+    >>> check_iterable_of_texts("hello")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    TypeError: texts must be an iterable of str, not one str (it would be read as 5 one-character texts); wrap it in a list: ['hello']
+    TypeError: texts must be an iterable of str, not one str (it would be read as 5 one-character
+    texts); wrap it in a list: ['hello']
     """
     if isinstance(texts, (str, bytes, bytearray)):
         raise TypeError(

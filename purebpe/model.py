@@ -25,8 +25,9 @@ class BPEModel:
     ``vocab`` maps ids to token bytes (special tokens as their UTF-8 bytes), ``merges`` are
     the learned merges in order as byte pairs, ``special_tokens`` the special strings and
     ``pretokenizer`` the pre-tokenizer the merges were learned with (a name such as
-    ``"gpt2"``, ``"cl100k"``, ``"o200k"``, ``"none"``, or a :class:`purebpe.Pattern`). A model trained by purebpe has the canonical layout: ids 0..255 are the
-    raw bytes, then one id per merge in order, then the special tokens.
+    ``"gpt2"``, ``"cl100k"``, ``"o200k"``, ``"none"``, or a :class:`purebpe.Pattern`). A model trained by
+    purebpe has the canonical layout: ids 0..255 are the raw bytes, then one id per merge in order,
+    then the special tokens.
     """
 
     vocab: Dict[int, bytes]

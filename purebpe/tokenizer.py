@@ -19,8 +19,8 @@ pre-token that is a token whole, as tiktoken does.
 
 Cost: one pass of the pre-tokenizer over the text and one dict lookup per pre-token; a
 cache miss costs O(merges applied x word length), O(n log n) for long words. The cache
-is a plain dict, bounded by ``CACHE_SIZE`` and simply cleared when full: real text repeats a small set of words, so
-it refills at once, and clearing keeps the hot loop free of LRU bookkeeping.
+is a plain dict, bounded by ``CACHE_SIZE`` and simply cleared when full: real text repeats a small set of
+words, so it refills at once, and clearing keeps the hot loop free of LRU bookkeeping.
 
 Token ids come from the vocabulary, so any id layout works (GPT-2's own files, where
 id 0 is ``!``); where a model holds two tokens with the same bytes (possible in

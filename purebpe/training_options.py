@@ -8,10 +8,11 @@ that object down; nothing below checks them again.
 >>> options = TrainingOptions(vocab_size=300, special_tokens=["<|endoftext|>"])
 >>> options.merges_wanted(256)
 43
->>> TrainingOptions(vocab_size=200)
+>>> TrainingOptions(vocab_size=200)  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-purebpe.errors.PureBPEError: vocab_size 200 is too small: it must hold the 256 byte tokens and 0 special tokens
+purebpe.errors.PureBPEError: vocab_size 200 is too small: it must hold the 256 byte tokens and
+0 special tokens
 """
 
 from __future__ import annotations

@@ -90,7 +90,8 @@ def check_model(
         for part in (left, right, left + right):
             if part not in known:
                 raise PureBPEError(
-                    f"merge {rank} ({excerpt(left)}, {excerpt(right)}) needs {excerpt(part)}, not in the vocab"
+                    f"merge {rank} ({excerpt(left)}, {excerpt(right)}) needs {excerpt(part)}, not "
+                    "in the vocab"
                 )
         for part in (left, right):
             if len(part) > 1 and part not in ordinary:

@@ -346,7 +346,8 @@ ADDED_TEXTS = [
     "<|begin_of_text|>Hello<|eot_id|><|eot_id|> x <|end_of_text|>",
     "<s>[INST] hi [/INST] ok</s><start_of_turn>user<end_of_turn> <unk>",
     "a <mask> b<mask>c  <mask>  d",
-    "Hello HELLO hello world worlds xworld <S>x<s> [MASK]  y   [MASK]z ÜBER über  ÜBER fox foxes fox  . <norm><Norm>",
+    "Hello HELLO hello world worlds xworld <S>x<s> [MASK]  y   [MASK]z ÜBER über  ÜBER fox foxes "
+    "fox  . <norm><Norm>",
 ]
 
 

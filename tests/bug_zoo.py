@@ -182,7 +182,8 @@ MUTANTS: Sequence[Mutant] = (
         "a stale heap entry dropped instead of re-pushed",
         "UniqToken #8",
         (
-            "            if count > 0:\n                heapq.heappush(heap, (-count, tie_key(pair, ids), pair))\n",
+            "            if count > 0:\n"
+            "                heapq.heappush(heap, (-count, tie_key(pair, ids), pair))\n",
             "",
         ),
     ),
@@ -192,11 +193,13 @@ MUTANTS: Sequence[Mutant] = (
         "sentencepiece #318",
         (
             "            for old in pairs(word):\n                add(pair_counts, old, -counts[w])\n",
-            "            for old in pairs(word):\n                if old == pair:\n                    add(pair_counts, old, -counts[w])\n",
+            "            for old in pairs(word):\n                if old == pair:\n"
+            "                    add(pair_counts, old, -counts[w])\n",
         ),
         (
             "                add(pair_counts, new, counts[w])\n",
-            "                if pair[0] + pair[1] in new:\n                    add(pair_counts, new, counts[w])\n",
+            "                if pair[0] + pair[1] in new:\n"
+            "                    add(pair_counts, new, counts[w])\n",
         ),
     ),
     mutant(
@@ -222,7 +225,8 @@ MUTANTS: Sequence[Mutant] = (
         ("    pair_counts[pair] += delta\n", "    pair_counts[pair] = (pair_counts[pair] + delta) % 2**64\n"),
         (
             "                add(pair_counts, new, counts[w])\n",
-            "                if not too_long(new, max_token_length):\n                    add(pair_counts, new, counts[w])\n",
+            "                if not too_long(new, max_token_length):\n"
+            "                    add(pair_counts, new, counts[w])\n",
         ),
         (
             "            for new in pairs(word):\n",
@@ -251,11 +255,15 @@ MUTANTS: Sequence[Mutant] = (
         "occurrences merged right to left (a a a -> a aa)",
         "minbpe #72 discussion",
         (
-            "    out = []\n    i = 0\n    while i < len(word):\n        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:\n"
-            "            out.append(word[i] + word[i + 1])\n            i += 2\n        else:\n            out.append(word[i])\n"
+            "    out = []\n    i = 0\n    while i < len(word):\n"
+            "        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:\n"
+            "            out.append(word[i] + word[i + 1])\n            i += 2\n        else:\n"
+            "            out.append(word[i])\n"
             "            i += 1\n    return out\n",
-            "    out = []\n    i = len(word) - 1\n    while i >= 0:\n        if i > 0 and (word[i - 1], word[i]) == pair:\n"
-            "            out.insert(0, word[i - 1] + word[i])\n            i -= 2\n        else:\n            out.insert(0, word[i])\n"
+            "    out = []\n    i = len(word) - 1\n    while i >= 0:\n"
+            "        if i > 0 and (word[i - 1], word[i]) == pair:\n"
+            "            out.insert(0, word[i - 1] + word[i])\n            i -= 2\n        else:\n"
+            "            out.insert(0, word[i])\n"
             "            i -= 1\n    return out\n",
         ),
     ),

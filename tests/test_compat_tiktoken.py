@@ -17,7 +17,8 @@ from purebpe.errors import PureBPEError
 
 TEXTS = [
     "hello world",
-    "It's 2024: \u4f60\u597d\uff0c\u4e16\u754c! \ud55c\uad6d\uc5b4 \U0001f468\u200d\U0001f469\u200d\U0001f467  \n\n x 1234567",
+    "It's 2024: \u4f60\u597d\uff0c\u4e16\u754c! \ud55c\uad6d\uc5b4 "
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467  \n\n x 1234567",
     "<|im_start|>user\nhi<|im_end|>",
 ]
 

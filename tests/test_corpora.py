@@ -259,7 +259,8 @@ def test_parquet_without_pyarrow(tmp_path: Path) -> None:
     path.write_bytes(b"PAR1" + b"\0" * 20 + b"PAR1")
     script = (
         "import sys; sys.modules['pyarrow'] = None; sys.modules['pyarrow.parquet'] = None\n"
-        "from purebpe.cli import main; sys.exit(main(['count', sys.argv[1], '-o', 'c.tsv.gz', '--progress', 'none']))"
+        "from purebpe.cli import main; sys.exit(main(['count', sys.argv[1], '-o', 'c.tsv.gz', "
+        "'--progress', 'none']))"
     )
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
     result = subprocess.run(
@@ -282,7 +283,8 @@ def test_zstd_without_a_backend(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "for m in ('compression', 'compression.zstd', 'pyzstd', 'zstandard'): sys.modules[m] = None\n"
-        "from purebpe.cli import main; sys.exit(main(['count', sys.argv[1], '-o', 'c.tsv.gz', '--progress', 'none']))"
+        "from purebpe.cli import main; sys.exit(main(['count', sys.argv[1], '-o', 'c.tsv.gz', "
+        "'--progress', 'none']))"
     )
     env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
     result = subprocess.run(

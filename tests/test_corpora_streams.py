@@ -94,7 +94,10 @@ def test_dev_stdin_and_process_substitution_with_two_processes(tmp_path: Path) -
         )
     assert result.returncode == 0, result.stderr
     assert WordCounts.load(tmp_path / "b.tsv.gz").words == expected
-    command = f"{sys.executable} -m purebpe count <(cat {source}) --format jsonl --processes 2 -o c.tsv.gz --progress none"
+    command = (
+        f"{sys.executable} -m purebpe count <(cat {source}) --format jsonl --processes 2 -o "
+        "c.tsv.gz --progress none"
+    )
     result = subprocess.run(
         ["bash", "-c", command], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=TIMEOUT
     )

@@ -392,7 +392,10 @@ def test_checks_still_check_under_python_dash_o() -> None:
 
 
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
-    code = "import sys, purebpe.testing.plugin; print(sorted(m for m in ('hypothesis', 'purebpe.testing.checks') if m in sys.modules))"
+    code = (
+        "import sys, purebpe.testing.plugin; print(sorted(m for m in ('hypothesis', "
+        "'purebpe.testing.checks') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.stdout.strip() == "[]", result.stderr
 
@@ -519,8 +522,8 @@ def test_cli_prints_a_table_and_exits_by_the_outcome(
     out = capsys.readouterr().out
     assert status == 1
     assert (
-        "| merges match purebpe | FAIL | raised ZeroDivisionError: empty corpus -- text = ''; vocab_size = 256;"
-        in out
+        "| merges match purebpe | FAIL | raised ZeroDivisionError: empty corpus -- text = ''; "
+        "vocab_size = 256;" in out
     )
     assert "### merges match purebpe" in out and "minimal counterexample:" in out
 

@@ -51,17 +51,26 @@ CASES: List[Tuple[str, str]] = [
 CASE_IDS = [f"{name}:{encoding}" for name, encoding in CASES]
 
 _ZH = "\u81ea\u7136\u8bed\u8a00\u5904\u7406\u662f\u4eba\u5de5\u667a\u80fd\u7684\u4e00\u4e2a\u5206\u652f\u3002"
-_JA = "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u3092\u30c8\u30fc\u30af\u30f3\u5316\u3057\u307e\u3059\u3002\u30ab\u30bf\u30ab\u30ca\u3068\u3072\u3089\u304c\u306a\u3002"
-_KO = "\ud55c\uad6d\uc5b4 \ud14d\uc2a4\ud2b8\ub97c \ud1a0\ud070\ud654\ud569\ub2c8\ub2e4. \uc548\ub155\ud558\uc138\uc694!"
+_JA = (
+    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u3092\u30c8\u30fc\u30af\u30f3\u5316\u3057\u307e\u3059\u3002"
+    "\u30ab\u30bf\u30ab\u30ca\u3068\u3072\u3089\u304c\u306a\u3002"
+)
+_KO = (
+    "\ud55c\uad6d\uc5b4 \ud14d\uc2a4\ud2b8\ub97c \ud1a0\ud070\ud654\ud569\ub2c8\ub2e4. "
+    "\uc548\ub155\ud558\uc138\uc694!"
+)
 TEXTS: List[str] = [
     "Hello world! It's a test: they'll say we'd've DONE it, 'Tis OK'LL.",
     "Der schnelle braune Fuchs springt \u00fcber den faulen Hund. Stra\u00dfe, \u00c4rger, \u00f6ffnen.",
-    "\u0421\u044a\u0435\u0448\u044c \u0436\u0435 \u0435\u0449\u0451 \u044d\u0442\u0438\u0445 \u043c\u044f\u0433\u043a\u0438\u0445 \u0444\u0440\u0430\u043d\u0446\u0443\u0437\u0441\u043a\u0438\u0445 \u0431\u0443\u043b\u043e\u043a.",
+    "\u0421\u044a\u0435\u0448\u044c \u0436\u0435 \u0435\u0449\u0451 \u044d\u0442\u0438\u0445 "
+    "\u043c\u044f\u0433\u043a\u0438\u0445 "
+    "\u0444\u0440\u0430\u043d\u0446\u0443\u0437\u0441\u043a\u0438\u0445 \u0431\u0443\u043b\u043e\u043a.",
     _ZH,
     _JA,
     _KO,
     "def f(x: int) -> int:\n    return x ** 2  # square\n\n\tif x != 0:\r\n\t\tpass\n",
-    "emoji \U0001f600\U0001f44d\U0001f3fd \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 family, flag \U0001f1e9\U0001f1ea",
+    "emoji \U0001f600\U0001f44d\U0001f3fd "
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 family, flag \U0001f1e9\U0001f1ea",
     "e\u0301 a\u0308 n\u0303o combining marks: \u0915\u094d\u0937 \u0645\u0631\u062d\u0628\u0627",
     "digits 1 12 123 1234 12345 1234567890 3.14159 \u0663\u0664\u0665 \u00b2\u00bd",
     "   leading and    inner   runs\t\t\tand trailing   ",

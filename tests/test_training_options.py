@@ -90,11 +90,13 @@ def test_count_once_train_many(tmp_path: Path) -> None:
         (b"not gzip", "not a purebpe counts file"),
         ('# {"format": "other"}\n', "bad header line"),
         (
-            '# {"format": "purebpe-word-counts-1", "special_tokens": [], "pretokenizer": "gpt2"}\n12\tok\nx\tbad\n',
+            '# {"format": "purebpe-word-counts-1", "special_tokens": [], "pretokenizer": "gpt2"}\n'
+            "12\tok\nx\tbad\n",
             "line 3: expected 'count<TAB>word'",
         ),
         (
-            '# {"format": "purebpe-word-counts-1", "special_tokens": [], "pretokenizer": "gpt2"}\n1\t\u2603\n',
+            '# {"format": "purebpe-word-counts-1", "special_tokens": [], "pretokenizer": "gpt2"}\n'
+            "1\t\u2603\n",
             "line 2: .* not in GPT-2's byte-to-unicode alphabet",
         ),
     ],

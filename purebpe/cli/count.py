@@ -83,7 +83,8 @@ def merge(args: argparse.Namespace) -> int:
     if any(option is not None and option != [] for option in options):
         raise PureBPEError(
             "--merge reads the special tokens and pre-tokenizer from the counts files; "
-            "--special-token, --pretokenizer, --pattern and --processes do not apply (nor --max-chars, --doc-cap)"
+            "--special-token, --pretokenizer, --pattern and --processes do not apply (nor "
+            "--max-chars, --doc-cap)"
         )
     _refuse_repeated_files(args.files)
     counts = WordCounts.sum(args.files)

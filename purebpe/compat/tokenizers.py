@@ -1,7 +1,9 @@
 """A drop-in for the inference side of Hugging Face ``tokenizers``: change one import.
 
 >>> from purebpe.compat import tokenizers
->>> tok = tokenizers.Tokenizer.from_str('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}')
+>>> tok = tokenizers.Tokenizer.from_str(
+...     '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}'
+... )
 >>> tok.encode("abba").ids
 [2, 1, 0]
 

@@ -27,8 +27,8 @@ or simply ``purebpe.formats.tiktoken_format.tiktoken_encoding("tok")``.
 cl100k and o200k theirs), or for a ``pretokenizer="none"`` model a line pattern,
 ``[^\\n]*\\n|[^\\n]+`` (each line with its ``\\n``).  A custom :class:`purebpe.Pattern`
 cannot be written: tiktoken keeps only the matches of its pattern, and drops the text
-between them that HF's "isolated" split keeps. Reading recovers the merges: a token's merge is the two tokens its bytes
-encode to with the merges of lower rank (exact for files written from a trained BPE
+between them that HF's "isolated" split keeps. Reading recovers the merges: a token's merge is the two tokens
+its bytes encode to with the merges of lower rank (exact for files written from a trained BPE
 model). Without the sidecar the model has no special tokens and the GPT-2 pattern.
 
 The two files are one output: the sidecar records the SHA-256 of the ranks file saved

@@ -1,7 +1,9 @@
 """Hugging Face ``tokenizer.json`` files: load one and encode/decode exactly as HF does.
 
 >>> import purebpe.hf
->>> tok = purebpe.hf.loads('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}')
+>>> tok = purebpe.hf.loads(
+...     '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}'
+... )
 >>> tok.encode("aab")
 [0, 2]
 

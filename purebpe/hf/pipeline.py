@@ -140,7 +140,9 @@ class HFTokenizer:
         """The ids of ``text`` (with the post-processor's special tokens if asked).
 
         >>> from purebpe.hf.loader import from_document
-        >>> tok = from_document({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})
+        >>> tok = from_document(
+        ...     {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}
+        ... )
         >>> tok.encode("abba")
         [2, 1, 0]
         """
@@ -277,7 +279,9 @@ class HFTokenizer:
         type ids, special-token mask, attention mask.
 
         >>> from purebpe.hf.loader import from_document
-        >>> tok = from_document({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})
+        >>> tok = from_document(
+        ...     {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}
+        ... )
         >>> tok.encode_with_offsets("abba").offsets
         [(0, 2), (2, 3), (3, 4)]
         """

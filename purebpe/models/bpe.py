@@ -142,7 +142,8 @@ class BPE:
                 right_bytes = right.encode("utf-8")
                 if len(right_bytes) < prefix_bytes:
                     raise PureBPEError(
-                        f"merge {rank} ({left!r}, {right!r}): {right!r} is shorter than the continuing_subword_prefix"
+                        f"merge {rank} ({left!r}, {right!r}): {right!r} is shorter than the "
+                        "continuing_subword_prefix"
                     )
                 right_rest = right_bytes[prefix_bytes:].decode("utf-8", "replace")
             else:
@@ -158,7 +159,8 @@ class BPE:
     def from_json(cls, obj: Mapping[str, Any]) -> "BPE":
         """The model a ``tokenizer.json``'s ``"model"`` object describes.
 
-        >>> BPE.from_json({"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}).encode_piece("ab")
+        >>> model = BPE.from_json({"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]})
+        >>> model.encode_piece("ab")
         [2]
         """
         unknown = sorted(set(obj) - _OPTIONS)

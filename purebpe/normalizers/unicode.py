@@ -4,9 +4,9 @@ Strip, StripAccents.
 Alignments follow HF's rules (``NormalizedString::transform``, see :mod:`.normalized`):
 
 * Unicode forms, with HF's Unicode 9.0 data (``_hf_unicode.py``: a character added since
-  neither decomposes nor is a combining mark for HF).  HF decomposes each character into its full decomposition, the first
-  character of it *replacing* the input character and the rest *inserted* after it
-  (taking the same span); then the canonical reordering sorts every run of combining marks
+  neither decomposes nor is a combining mark for HF).  HF decomposes each character into its full
+  decomposition, the first character of it *replacing* the input character and the rest *inserted*
+  after it (taking the same span); then the canonical reordering sorts every run of combining marks
   by combining class (stably), and the flags travel with the characters, so a mark moved
   before another character's mark is aligned by HF's positional rule, not by where it came
   from.  NFC/NFKC then recompose: a starter absorbing a mark makes one character whose

@@ -17,8 +17,9 @@ finds before a non-space.  ``tests/test_pattern_resolve.py`` checks that against
 class, and on Hypothesis text.
 
 Qwen writes the same string with single digits (:mod:`.qwen`).  Both run on
-:func:`purebpe.pretokenize.cl100k.scan_variant`, and cut where cl100k cuts (:func:`safe_cut`): the cuts never leave a whitespace run at the end of a piece that
-the whole text continues, so the one difference never arises at a cut.
+:func:`purebpe.pretokenize.cl100k.scan_variant`, and cut where cl100k cuts (:func:`safe_cut`): the cuts never
+leave a whitespace run at the end of a piece that the whole text continues, so the one difference
+never arises at a cut.
 """
 
 from __future__ import annotations

@@ -81,7 +81,10 @@ def resolve_pattern(source: Union[str, Pattern]) -> Union[str, Pattern]:
     other pattern gives a :class:`Pattern` run by ``regex`` (whose compile errors are
     reported when the pattern is checked).
 
-    >>> resolve_pattern(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+    >>> resolve_pattern(
+    ...     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    ...     r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    ... )
     'llama3'
     >>> resolve_pattern(r"\p{N}")
     Pattern(regex='\\p{N}', behavior='isolated')

@@ -12,8 +12,9 @@ standard library's ``re`` with the classes spelled out (:func:`re_split`; its BM
 form, as the full form is slower than the scanner: a text holding a character above
 U+FFFF goes to the scanner).  :func:`split` and :func:`count` use the faster one here:
 the scanner on PyPy, whose JIT compiles it, and where this module is compiled
-(``setup.py``); ``re`` on interpreted CPython, where it is 2.5x faster than the scanner.  What matches at a position ``i`` (alternatives in order, the first that
-matches wins; where none does, ``text[i]`` belongs to the gap before the next match):
+(``setup.py``); ``re`` on interpreted CPython, where it is 2.5x faster than the scanner.  What matches at a
+position ``i`` (alternatives in order, the first that matches wins; where none does, ``text[i]``
+belongs to the gap before the next match):
 
 1. A number character: it and up to two more that follow (``"12345"`` is ``"123"``,
    ``"45"``).

@@ -85,7 +85,8 @@ class TemplateProcessing:
                 or not all(isinstance(t, str) for t in tokens)
             ):
                 raise PureBPEError(
-                    f"TemplateProcessing special token {name!r} is not {{ids: [int], tokens: [str]}} of one length"
+                    f"TemplateProcessing special token {name!r} is not {{ids: [int], tokens: "
+                    f"[str]}} of one length"
                 )
             specials[name] = (ids, tokens)
         pair = obj.get("pair")

@@ -2,12 +2,18 @@
 
 Four kinds of implementation, one function each::
 
-    from purebpe.testing import check_trainer, check_trainer_from_counts, check_tokenizer, check_mask_generator
+    from purebpe.testing import (
+        check_mask_generator, check_tokenizer, check_trainer, check_trainer_from_counts,
+    )
 
-    check_trainer(my_module.train_bpe)            # (input_path, vocab_size, special_tokens) -> (vocab, merges)
-    check_trainer_from_counts(my_module.train)    # ({word_bytes: count}, vocab_size, special_tokens) -> (vocab, merges)
-    check_tokenizer(my_module.Tokenizer)          # (vocab, merges, special_tokens) -> tokenizer
-    check_mask_generator(my_module.mask_scheme)   # (rng, seq_len) -> [(start, length), ...]
+    # (input_path, vocab_size, special_tokens) -> (vocab, merges)
+    check_trainer(my_module.train_bpe)
+    # ({word_bytes: count}, vocab_size, special_tokens) -> (vocab, merges)
+    check_trainer_from_counts(my_module.train)
+    # (vocab, merges, special_tokens) -> tokenizer
+    check_tokenizer(my_module.Tokenizer)
+    # (rng, seq_len) -> [(start, length), ...]
+    check_mask_generator(my_module.mask_scheme)
 
 Each runs every property of its kind (:mod:`.trainer_checks`, :mod:`.tokenizer_checks`,
 :mod:`.masker_checks`) under Hypothesis and raises one ``AssertionError`` naming the

@@ -160,7 +160,8 @@ def masker_checks(
             random.setstate(state)
         if first != second:
             raise AssertionError(
-                f"the same seed gave two schemes (randomness from outside rng?)\nfirst:  {first}\nsecond: {second}"
+                f"the same seed gave two schemes (randomness from outside rng?)\nfirst:  {first}\n"
+                f"second: {second}"
             )
 
     checks = [
@@ -185,7 +186,8 @@ def masker_checks(
             masked = sum(length for _, length in scheme) / case.seq_len
             if abs(masked - target) >= FRACTION_TOLERANCE:
                 raise AssertionError(
-                    f"{masked:.2%} of {case.seq_len} items masked, not {target:.0%} +- {FRACTION_TOLERANCE:.1%}"
+                    f"{masked:.2%} of {case.seq_len} items masked, not {target:.0%} +- "
+                    f"{FRACTION_TOLERANCE:.1%}"
                 )
 
         checks.append(

@@ -55,7 +55,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--bpe-semantics",
         choices=("cs336", "purebpe", "hf"),
         default="cs336",
-        help="cs336: vocab compared as a set of bytes (default); purebpe: exact ids; hf: Hugging Face's rules",
+        help=(
+            "cs336: vocab compared as a set of bytes (default); purebpe: exact ids; hf: Hugging Face's rules"
+        ),
     )
     group.addoption(
         "--bpe-max-examples",

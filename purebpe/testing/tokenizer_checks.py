@@ -194,7 +194,8 @@ def tokenizer_checks(factory: Factory) -> List[Check]:
             if decoded != expected:
                 raise AssertionError(
                     f"decode({sequence[:20]}{'...' if len(sequence) > 20 else ''}) is not the vocab's bytes "
-                    f"decoded with errors='replace'\nexpected: {expected[:200]!r}\nyours:    {decoded[:200]!r}"
+                    f"decoded with errors='replace'\nexpected: {expected[:200]!r}\n"
+                    f"yours:    {decoded[:200]!r}"
                 )
 
     def real_text(case: TokenizerCase) -> None:

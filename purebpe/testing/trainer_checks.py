@@ -193,7 +193,8 @@ def reproducer(semantics: str) -> Callable[[TrainerCase], List[str]]:
         if case.word_counts is not None:
             return [
                 f"vocab, merges = train_from_counts(word_counts, vocab_size, special_tokens{options})",
-                f"expected = purebpe.testing.trainer_checks.reference(word_counts, vocab_size, special_tokens, {semantics!r}{options})",
+                "expected = purebpe.testing.trainer_checks.reference(word_counts, vocab_size, "
+                f"special_tokens, {semantics!r}{options})",
             ]
         lines = ['open("case.txt", "wb").write(text.encode("utf-8"))']
         lines.append(f"vocab, merges = train_bpe('case.txt', vocab_size, special_tokens{options})")
@@ -371,7 +372,9 @@ def diagnose_merge(
 TIE_RULES = {
     "cs336": "a tie: purebpe (and CS336) take the lexicographically greatest pair",
     "purebpe": "a tie: purebpe (and CS336) take the lexicographically greatest pair",
-    "hf": "a tie: Hugging Face takes the pair of the smallest ids (bytes in GPT-2 character order, then merges)",
+    "hf": (
+        "a tie: Hugging Face takes the pair of the smallest ids (bytes in GPT-2 character order, then merges)"
+    ),
 }
 
 
@@ -516,7 +519,8 @@ def trainer_checks(
         if ids != list(range(len(vocab))):
             raise AssertionError(
                 f"vocab ids are not 0..{len(vocab) - 1}\n"
-                f"missing: {sorted(set(range(len(vocab))) - set(ids))[:8]}, out of range: {[i for i in ids if not 0 <= i < len(vocab)][:8]}"
+                f"missing: {sorted(set(range(len(vocab))) - set(ids))[:8]}, out of range: "
+                f"{[i for i in ids if not 0 <= i < len(vocab)][:8]}"
             )
 
     def size(case: TrainerCase) -> None:
@@ -673,7 +677,8 @@ def trainer_checks(
         checks.append(
             check(
                 "corner cases",
-                f"merges and vocab match {oracle} on a few pieces: contractions, \\r\\n, spaces, scripts, specials",
+                f"merges and vocab match {oracle} on a few pieces: contractions, \\r\\n, spaces, "
+                "scripts, specials",
                 real_text,
                 corner_cases(),
             )
@@ -690,7 +695,8 @@ def trainer_checks(
         checks.append(
             property_check(
                 "real text",
-                f"merges and vocab match {oracle} on {REAL_TEXT_DOCUMENTS} Python docs pages, vocab {REAL_TEXT_VOCAB_SIZE}",
+                f"merges and vocab match {oracle} on {REAL_TEXT_DOCUMENTS} Python docs pages, vocab "
+                f"{REAL_TEXT_VOCAB_SIZE}",
                 st.builds(real_text_case),
                 real_text,
                 describe,
