@@ -395,7 +395,8 @@ def count(
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "docs.jsonl")
-    >>> _ = open(path, "w").write('{"text": "hello world"}\\n{"text": "hello"}\\n')
+    >>> with open(path, "w") as f:  # closed, so the text is on disk (PyPy has no refcounts)
+    ...     _ = f.write('{"text": "hello world"}\\n{"text": "hello"}\\n')
     >>> sorted(count(path).words.items())
     [(b' world', 1), (b'hello', 2)]
     """
