@@ -336,7 +336,8 @@ class Tokenizer:
         >>> tok = purebpe.train_from_iterator(["low lower lowest"] * 3, 262, ["<|endoftext|>"]).tokenizer()
         >>> tok.encode("lowest<|endoftext|>")
         [258, 260, 261]
-        >>> [tok.decode([i]) for i in _]
+        >>> pieces = [tok.decode([i]) for i in _]
+        >>> pieces
         ['lowe', 'st', '<|endoftext|>']
         """
         pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)

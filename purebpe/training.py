@@ -112,7 +112,8 @@ def train_from_iterator(
     Each string is pre-tokenized on its own: a word never spans two strings.
 
     >>> model = train_from_iterator(["low lower lowest", "new newer newest"], 260)
-    >>> [left + right for left, right in model.merges]
+    >>> merged = [left + right for left, right in model.merges]
+    >>> merged
     [b'we', b'ne', b'lo', b'wes']
     """
     options = TrainingOptions(
