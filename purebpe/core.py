@@ -122,14 +122,28 @@ def _as_ids(word: Sequence[int]) -> Sequence[int]:
 
 
 def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
-    """:func:`apply_merges` for long words: a heap of ``rank << 32 | position`` entries.
-
-    The tokens sit in a linked list over their starting positions (``next_at``,
-    ``prev_at``; a merged-away token is -1). Entries are not removed when their pair
-    changes; a popped entry is used only if its pair still has that rank.
-    """
-    n = len(word)
+    """:func:`apply_merges` for long words, by :func:`merge_in_place`."""
     tokens = list(word)
+    if not merge_in_place(tokens, ranks):
+        return word
+    return [t for t in tokens if t >= 0]
+
+
+def merge_in_place(tokens: List[int], ranks: Mapping[int, Tuple[int, int]]) -> bool:
+    """:func:`apply_merges`' rule on ``tokens`` in place, with a heap of ``rank << 32 | position``.
+
+    A merged token stays at its left part's position and every token merged into it
+    becomes -1, so a caller can tell which original positions each result covers. The
+    tokens sit in a linked list over their starting positions (``next_at``, ``prev_at``).
+    Entries are not removed when their pair changes; a popped entry is used only if its
+    pair still has that rank. Returns False, leaving ``tokens`` as they were, when no
+    adjacent pair is a merge.
+
+    >>> tokens = [1, 2, 3]
+    >>> merge_in_place(tokens, {1 << 32 | 2: (0, 4), 4 << 32 | 3: (1, 5)}), tokens
+    (True, [5, -1, -1])
+    """
+    n = len(tokens)
     next_at = list(range(1, n + 1))
     prev_at = list(range(-1, n - 1))
     heap = []
@@ -138,7 +152,7 @@ def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]
         if found is not None:
             heap.append(found[0] << PAIR_SHIFT | i)
     if not heap:
-        return word
+        return False
     heapq.heapify(heap)
     while heap:
         entry = heapq.heappop(heap)
@@ -163,7 +177,7 @@ def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]
             found = ranks.get(tokens[h] << PAIR_SHIFT | tokens[i])
             if found is not None:
                 heapq.heappush(heap, found[0] << PAIR_SHIFT | h)
-    return [t for t in tokens if t >= 0]
+    return True
 
 
 #: Byte ``c`` as a key byte: ``255 - c`` (0..254) for ``c >= 1``; 0 needs a two-byte code.

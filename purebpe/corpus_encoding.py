@@ -18,7 +18,7 @@ from typing import Deque, Iterable, Iterator, List, Optional, Sequence, Tuple
 from ._workers import stop_workers, worker_pool
 from .errors import PureBPEError
 from .pretokenize.chunking import ChunkCutter
-from .readers import Part, ReadOptions, Source, capped, documents, open_stream
+from .readers import ReadOptions, Source, capped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
 
 #: Characters of documents per job: large enough to amortise the trip to a worker.
@@ -92,14 +92,7 @@ def corpus_texts(
 ) -> Iterator[Tuple[str, bool]]:
     """Every document of ``found``, in order, as ``(text, starts_document)``."""
 
-    def read(source: Source) -> Iterator[Tuple[str, bool]]:
-        if source.seekable:
-            yield from documents(Part(source), options, cutter, skipped)
-            return
-        with open_stream(source) as (known, stream):
-            yield from documents(Part(known), options, cutter, skipped, stream)
-
-    everything = (item for source in found for item in read(source))
+    everything = (item for source in found for item in source_documents(source, options, cutter, skipped))
     if doc_cap is None and max_chars is None:
         return everything
     return capped(everything, doc_cap, max_chars)

@@ -52,8 +52,8 @@ from .readers import (
     documents,
     expand,
     open_source,
-    open_stream,
     read_options,
+    source_documents,
     sources,
 )
 from .readers.inputs import Signature
@@ -443,7 +443,7 @@ def count(
                 for block, line in line_blocks(data, chunk_bytes):
                     yield LinesJob(block, known.name, line, options, specials, pretokenizer), len(block)
             elif known.layout == "parquet":  # only where an executor's workers see no files
-                yield from text_jobs(read_here(known))
+                yield from text_jobs(source_documents(known, options, cutter, skipped))
             else:
                 for chunk, offset, line in read_chunks(data, cutter, chunk_bytes):
                     yield (
@@ -452,14 +452,6 @@ def count(
                     )
             if known.signature is not None:
                 check_unchanged(known, raw.fileno())
-
-    def read_here(source: Source) -> Iterator[Tuple[str, bool]]:
-        """The documents of a source, read by this process."""
-        if source.seekable:
-            yield from documents(Part(source), options, cutter, skipped)
-            return
-        with open_stream(source) as (known, stream):
-            yield from documents(Part(known), options, cutter, skipped, stream)
 
     def range_jobs(source: Source, directory: Optional[str]) -> Iterator[Tuple[AnyJob, int]]:
         path, left = source.path, source.size  # left: bytes of the file not in a range yet
@@ -501,7 +493,9 @@ def count(
 
     def jobs(directory: Optional[str]) -> Iterator[Tuple[AnyJob, int]]:
         if ordered:
-            everything = (item for source in found for item in read_here(source))
+            everything = (
+                item for source in found for item in source_documents(source, options, cutter, skipped)
+            )
             yield from text_jobs(capped(everything, doc_cap, max_chars))
             return
         # A compressed file cannot be cut: with fewer of them than workers, this process

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional, Tuple, Type, TypeVar
+
+T = TypeVar("T")
 
 #: Quoted input in an error message is cut to about this many characters, so that an
 #: error about a 20 MB line is still one short line.
@@ -68,6 +70,29 @@ class UnknownTokenError(PureBPEError, KeyError):
 
     # KeyError's str() would quote the message; keep it one plain line.
     __str__ = ValueError.__str__
+
+
+#: What a reader of a parsed document raises on a shape it does not expect (a key missing,
+#: a list where an object should be): the document is malformed.
+MALFORMED: Tuple[Type[Exception], ...] = (KeyError, TypeError, ValueError, AttributeError)
+
+
+def naming_errors(
+    name: str, what: str, read: Callable[[], T], malformed: Tuple[Type[Exception], ...] = MALFORMED
+) -> T:
+    """``read()``, its errors made one line naming ``name``: a :class:`PureBPEError` gets
+    ``name`` in front, a ``malformed`` exception becomes "malformed ``what``".
+
+    >>> naming_errors("v.json", "vocab file", lambda: {}["vocab"])
+    Traceback (most recent call last):
+    purebpe.errors.PureBPEError: v.json: malformed vocab file (KeyError: 'vocab')
+    """
+    try:
+        return read()
+    except PureBPEError as exc:
+        raise PureBPEError(f"{name}: {exc}") from None
+    except malformed as exc:
+        raise PureBPEError(f"{name}: malformed {what} ({type(exc).__name__}: {exc})") from None
 
 
 def check_int(value: object, name: str, minimum: Optional[int] = None) -> None:

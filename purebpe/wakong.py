@@ -311,21 +311,12 @@ def _draw(
     spans: List[int] = []
     masked = 0
     left = budget
-    full_row = rows[max_span]
-    full_total = full_row[max_span]
-    while left >= max_span:
-        u = random() * full_total
-        span = 0
-        while span < max_span and full_row[span] <= u:
-            span += 1
-        spans.append(span)
-        masked += span
-        left -= span + 1
     while left > 0:
-        row = rows[left]
-        u = random() * row[left]
+        cap = max_span if left >= max_span else left
+        row = rows[cap]
+        u = random() * row[cap]
         span = 0
-        while span < left and row[span] <= u:
+        while span < cap and row[span] <= u:
             span += 1
         spans.append(span)
         masked += span

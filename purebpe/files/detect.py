@@ -123,6 +123,14 @@ def _in_folder(folder: Path) -> Path:
     )
 
 
+def _tokenizer_file(path: PathLike) -> Path:
+    """``path``, or the tokenizer file in it if it is a folder (:func:`_in_folder`)."""
+    target = Path(path)
+    if not target.exists():
+        raise PureBPEError(f"{target}: no such file or directory")
+    return _in_folder(target) if target.is_dir() else target
+
+
 def detect(path: PathLike) -> str:
     """The kind of tokenizer file (or folder) ``path`` is: one of :data:`KINDS`.
 
@@ -137,12 +145,7 @@ def detect(path: PathLike) -> str:
     >>> detect(os.path.join(folder, "tokenizer.model"))
     'tiktoken'
     """
-    target = Path(path)
-    if not target.exists():
-        raise PureBPEError(f"{target}: no such file or directory")
-    if target.is_dir():
-        target = _in_folder(target)
-    return _detect_file(target)[0]
+    return _detect_file(_tokenizer_file(path))[0]
 
 
 def _load_with_sidecar(ranks_path: Path) -> "Tokenizer":
@@ -181,11 +184,7 @@ def load_tokenizer(
     """
     from ..tokenizer import Tokenizer
 
-    target = Path(path)
-    if not target.exists():
-        raise PureBPEError(f"{target}: no such file or directory")
-    if target.is_dir():
-        target = _in_folder(target)
+    target = _tokenizer_file(path)
     kind, data = _detect_file(target)
     if kind != "tiktoken" and (encoding is not None or pattern is not None or special_tokens is not None):
         raise PureBPEError(

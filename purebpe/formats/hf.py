@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Tuple
 
 from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
-from ..errors import PureBPEError, excerpt
+from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from .bytelevel import assemble, is_id, read_json, tokens_by_bytes
@@ -142,12 +142,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
 
 def load(path: Path) -> BPEModel:
     document = read_json(path, "HF tokenizer.json")
-    try:
-        return _read(document, str(path))
-    except PureBPEError as exc:
-        raise PureBPEError(f"{path}: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise PureBPEError(f"{path}: malformed HF tokenizer.json ({type(exc).__name__}: {exc})") from None
+    return naming_errors(str(path), "HF tokenizer.json", lambda: _read(document, str(path)))
 
 
 def _read(document: Any, origin: str = "") -> BPEModel:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Tuple
 
 from .._atomic import write_text
 from ..bytemap import decode_token, encode_token
-from ..errors import PureBPEError, excerpt
+from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
 from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
 from ..vocab import check_dense_ids, check_model
@@ -72,12 +72,7 @@ def load(path: Path) -> BPEModel:
         raise PureBPEError(f'{path}: not a purebpe JSON file (no "format": "purebpe")')
     if document.get("version") != VERSION:
         raise PureBPEError(f"{path}: unsupported purebpe file version {excerpt(document.get('version'))}")
-    try:
-        return _read(document, str(path))
-    except PureBPEError as exc:
-        raise PureBPEError(f"{path}: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise PureBPEError(f"{path}: malformed purebpe file ({type(exc).__name__}: {exc})") from None
+    return naming_errors(str(path), "purebpe file", lambda: _read(document, str(path)))
 
 
 def _read(document: Dict[str, Any], origin: str = "") -> BPEModel:

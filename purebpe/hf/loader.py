@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, List, Mapping, Union
 
 from .. import decoders, models, normalizers, pre_tokenizers, processors
-from ..errors import PureBPEError
+from ..errors import MALFORMED, PureBPEError, naming_errors
 from ..vocab import check_dense_ids
 from .added import AddedToken, AddedVocabulary
 from .fast import fast_engine
@@ -90,12 +90,9 @@ def loads(text: str, name: str = "<tokenizer.json string>") -> HFTokenizer:
 
 def from_document(document: Any, name: str = "tokenizer.json") -> HFTokenizer:
     """The pipeline of a parsed ``tokenizer.json``; errors name ``name``."""
-    try:
-        return _build(document, name)
-    except PureBPEError as exc:
-        raise PureBPEError(f"{name}: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        raise PureBPEError(f"{name}: malformed HF tokenizer.json ({type(exc).__name__}: {exc})") from None
+    # IndexError and RecursionError too: a pipeline's parts index lists and nest.
+    malformed = MALFORMED + (IndexError, RecursionError)
+    return naming_errors(name, "HF tokenizer.json", lambda: _build(document, name), malformed)
 
 
 def _part(document: Mapping[str, Any], key: str, build: Any) -> Any:

@@ -26,10 +26,9 @@ does).
 
 from __future__ import annotations
 
-import heapq
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..core import PAIR_MASK, PAIR_SHIFT, apply_merges
+from ..core import PAIR_SHIFT, apply_merges, merge_in_place
 from ..errors import PureBPEError
 
 __all__ = ["BPE", "MAX_TOKENS", "Span"]
@@ -388,47 +387,20 @@ class BPE:
 def merge_spans(symbols: List[Span], ranks: Mapping[int, Tuple[int, int]]) -> List[Span]:
     """:func:`purebpe.core.apply_merges` carrying each symbol's span along.
 
-    The same rule (lowest rank first, leftmost among equals) on a linked list of symbols
-    with a heap of ``rank << 32 | position`` entries; a merged token spans from its left
-    symbol's start to its right symbol's end.
+    The same rule (lowest rank first, leftmost among equals), by
+    :func:`purebpe.core.merge_in_place`; a merged token spans from its left symbol's start
+    to the end of the last symbol merged into it (the one before the next survivor).
 
     >>> merge_spans([(0, 0, 1), (1, 1, 2)], {0 << 32 | 1: (0, 2)})
     [(2, 0, 2)]
     """
-    n = len(symbols)
     tokens = [s[0] for s in symbols]
-    starts = [s[1] for s in symbols]
-    ends = [s[2] for s in symbols]
-    next_at = list(range(1, n + 1))
-    prev_at = list(range(-1, n - 1))
-    heap = []
-    for i in range(n - 1):
-        found = ranks.get(tokens[i] << PAIR_SHIFT | tokens[i + 1])
-        if found is not None:
-            heap.append(found[0] << PAIR_SHIFT | i)
-    heapq.heapify(heap)
-    while heap:
-        entry = heapq.heappop(heap)
-        i = entry & PAIR_MASK
-        j = next_at[i]
-        if tokens[i] < 0 or j >= n:
-            continue
-        found = ranks.get(tokens[i] << PAIR_SHIFT | tokens[j])
-        if found is None or found[0] != entry >> PAIR_SHIFT:
-            continue  # stale: the pair at i changed since this entry was pushed
-        tokens[i] = found[1]
-        ends[i] = ends[j]
-        tokens[j] = -1
-        k = next_at[j]
-        next_at[i] = k
-        if k < n:
-            prev_at[k] = i
-            found = ranks.get(tokens[i] << PAIR_SHIFT | tokens[k])
-            if found is not None:
-                heapq.heappush(heap, found[0] << PAIR_SHIFT | i)
-        h = prev_at[i]
-        if h >= 0:
-            found = ranks.get(tokens[h] << PAIR_SHIFT | tokens[i])
-            if found is not None:
-                heapq.heappush(heap, found[0] << PAIR_SHIFT | h)
-    return [(tokens[i], starts[i], ends[i]) for i in range(n) if tokens[i] >= 0]
+    merge_in_place(tokens, ranks)
+    merged: List[Span] = []
+    end_at = len(symbols)  # the position of the survivor after this one
+    for i in range(len(symbols) - 1, -1, -1):
+        if tokens[i] >= 0:
+            merged.append((tokens[i], symbols[i][1], symbols[end_at - 1][2]))
+            end_at = i
+    merged.reverse()
+    return merged

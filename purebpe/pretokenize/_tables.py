@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 import re
 from collections import Counter
-from typing import Callable, Dict, Final, Iterable, List, Protocol, Tuple
+from typing import Any, Callable, Dict, Final, Iterable, List, Protocol, Tuple
 
 from ._unicode_classes import (
     CASELESS_RANGES,
@@ -189,6 +189,30 @@ def re_split(
         above = ABOVE_BMP.search(text, done)
     tokens += bmp.findall(text, done)
     return tokens
+
+
+def split_at_matches(text: str, matches: Iterable[Any]) -> List[str]:
+    """``text`` cut around ``matches`` (``re``/``regex`` match objects, in order): each
+    match and the gap before it when not empty, then the rest (``"".join`` gives ``text``).
+
+    An empty match cuts nothing.
+
+    >>> split_at_matches("a1b22", re.finditer(r"\\d*", "a1b22"))
+    ['a', '1', 'b', '22']
+    """
+    pieces: List[str] = []
+    done = 0
+    for found in matches:
+        start, end = found.span()
+        if end == start:
+            continue
+        if start > done:
+            pieces.append(text[done:start])
+        pieces.append(text[start:end])
+        done = end
+    if done < len(text):
+        pieces.append(text[done:])
+    return pieces
 
 
 class LineStartRule(Protocol):

@@ -31,6 +31,7 @@ import attr
 
 from ..errors import PureBPEError, excerpt
 from . import superwords
+from ._tables import split_at_matches
 
 BEHAVIORS = ("isolated",)
 
@@ -154,19 +155,7 @@ def isolated_split(source: str, origin: str = "") -> Callable[[str], List[str]]:
     finditer = bounded_finditer(source, origin)
 
     def split(text: str) -> List[str]:
-        pieces: List[str] = []
-        done = 0
-        for found in finditer(text):
-            start, end = found.span()
-            if end == start:
-                continue  # an empty match cuts nothing
-            if start > done:
-                pieces.append(text[done:start])
-            pieces.append(text[start:end])
-            done = end
-        if done < len(text):
-            pieces.append(text[done:])
-        return pieces
+        return split_at_matches(text, finditer(text))
 
     return split
 

@@ -53,6 +53,7 @@ from ._tables import (
     compiled_forms,
     is_ascii_digit,
     re_class_body,
+    split_at_matches,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
 
@@ -143,17 +144,7 @@ def re_split(text: str) -> List[str]:
     """
     if ABOVE_BMP.search(text) is not None:
         return scan_split(text)
-    pieces: List[str] = []
-    done = 0
-    for found in _re_form(True).finditer(text):
-        start, end = found.span()
-        if start > done:
-            pieces.append(text[done:start])
-        pieces.append(text[start:end])
-        done = end
-    if done < len(text):
-        pieces.append(text[done:])
-    return pieces
+    return split_at_matches(text, _re_form(True).finditer(text))
 
 
 def _count_by_re(text: str, counts: Dict[str, int]) -> None:

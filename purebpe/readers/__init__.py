@@ -18,6 +18,7 @@ from .documents import (
     open_source,
     open_stream,
     read_options,
+    source_documents,
     sources,
 )
 from .inputs import LAYOUTS, Source, check_unchanged, expand, recognise
@@ -37,5 +38,6 @@ __all__ = [
     "open_stream",
     "read_options",
     "recognise",
+    "source_documents",
     "sources",
 ]

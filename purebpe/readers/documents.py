@@ -207,6 +207,18 @@ def documents(
             check_unchanged(source, raw.fileno())
 
 
+def source_documents(
+    source: Source, options: ReadOptions, cutter: ChunkCutter, skipped: List[int]
+) -> Iterator[Tuple[str, bool]]:
+    """:func:`documents` of a whole source: a regular file, or a stream opened here
+    (:func:`open_stream`)."""
+    if source.seekable:
+        yield from documents(Part(source), options, cutter, skipped)
+        return
+    with open_stream(source) as (known, stream):
+        yield from documents(Part(known), options, cutter, skipped, stream)
+
+
 def _row_group_count(source: Source, options: ReadOptions) -> int:
     from .parquet import row_groups
 
