@@ -105,6 +105,11 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
+#: Whether this process has killed a pool's workers (:func:`stop_workers`): its exit must
+#: then not wait for the pool (see :func:`purebpe.cli.entry`).
+STOPPED: List[bool] = []
+
+
 def stop_workers(pool: WorkerPool) -> None:
     """Kill a pool's workers now and shut it down without waiting for their jobs.
 
@@ -120,6 +125,7 @@ def stop_workers(pool: WorkerPool) -> None:
         except ProcessLookupError:
             pass
     pool.shutdown(wait=False, cancel_futures=True)
+    STOPPED.append(True)
 
 
 def scratch_directory() -> str:

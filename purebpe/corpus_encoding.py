@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from concurrent.futures import Future
-from typing import Deque, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Deque, Generator, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._workers import stop_workers, worker_pool
 from .errors import PureBPEError
@@ -106,7 +106,7 @@ def encode_corpus(
     separator: Optional[int] = None,
     dtype: str = "uint32",
     processes: int = 1,
-) -> Iterator["array[int]"]:
+) -> Generator["array[int]", None, None]:
     """The ids of ``texts`` (``(text, starts_document)`` items, see :func:`corpus_texts`),
     as arrays of ``dtype``, in order; ``separator`` after every document.
 

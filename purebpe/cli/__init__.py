@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Dict, Optional, Sequence
 
 from .._atomic import written
+from .._workers import STOPPED
 from ..errors import PureBPEError
 from ._io import CLOSED_STREAMS
 
@@ -197,5 +198,24 @@ def _describe_os_error(exc: OSError) -> str:
     return str(exc)
 
 
+def entry() -> None:
+    """The ``purebpe`` command: :func:`main`, then exit with its status.
+
+    Where a run killed its worker processes (an error, Ctrl-C, SIGTERM, SIGHUP), the exit
+    skips the interpreter's exit handlers once the outputs are cleaned up and the streams
+    flushed: before Python 3.12, ``concurrent.futures``' handler can wait forever for a
+    pool whose killed worker left half a message in its pipe.
+    """
+    status = main()
+    if STOPPED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

@@ -143,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
             if format == "bin" and not is_std(args.output) and os.path.isfile(args.output):
                 write_sidecar(args.output, dtype, count)
     finally:
+        # Closing the generator now stops its workers (a signal or an error in this loop
+        # leaves it suspended; left to the garbage collector, it would close after the
+        # interpreter's exit had begun waiting for those workers).
+        ids.close()
         bar.close()
     if not is_std(args.output):
         what = f"{format}, {dtype}" if format != "text" else "text"

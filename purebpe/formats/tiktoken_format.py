@@ -18,7 +18,7 @@ Build a ``tiktoken.Encoding`` from the two files::
     enc = tiktoken.Encoding(
         name="my-tokenizer",
         pat_str=sidecar["pat_str"],
-        mergeable_ranks=load_tiktoken_bpe("tok/tokenizer.tiktoken"),
+        mergeable_ranks=load_tiktoken_bpe("tok/tokenizer.tiktoken", sidecar["ranks_sha256"]),
         special_tokens=sidecar["special_tokens"],
     )
 
@@ -80,7 +80,9 @@ def tiktoken_encoding(path: Union[str, "os.PathLike[str]"], name: str = "purebpe
     return tiktoken.Encoding(
         name=name,
         pat_str=sidecar["pat_str"],
-        mergeable_ranks=load_tiktoken_bpe(str(ranks_path)),
+        # The digest makes tiktoken re-read a file its cache holds an older copy of (it
+        # caches what it loads by path).
+        mergeable_ranks=load_tiktoken_bpe(str(ranks_path), expected_hash=sidecar[_RANKS_DIGEST]),
         special_tokens=sidecar["special_tokens"],
         explicit_n_vocab=sidecar["explicit_n_vocab"],
     )
