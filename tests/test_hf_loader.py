@@ -202,8 +202,12 @@ def test_inference_script_runs_unchanged_but_the_import(name: str, tmp_path: Pat
     # JSON round trip: the recorded answer has lists where the live one has tuples.
     got = json.loads(json.dumps(got))
     try:
-        import tokenizers  # noqa: F401
+        import tokenizers
     except ImportError:  # PyPy: replay tokenizers' recorded answer
+        tokenizers = None
+    # tokenizers before 0.23 (the newest for Python 3.9) differs from the release the
+    # answers were recorded with: replay the recorded answer there too.
+    if tokenizers is None or tuple(map(int, tokenizers.__version__.split(".")[:2])) < (0, 23):
         expected = json.loads((DATA.parent / "hf_inference_script.json").read_text(encoding="utf-8"))[name]
     else:
         expected = json.loads(

@@ -163,7 +163,12 @@ TEXT = (st.lists(ALPHABET, max_size=24).map("".join) | st.text(max_size=40)).map
 
 
 def _hf(name: str) -> Any:
-    tokenizers = pytest.importorskip("tokenizers", reason="the live comparison needs tokenizers (CPython)")
+    tokenizers = pytest.importorskip(
+        "tokenizers",
+        minversion="0.23",  # older releases (the newest for Python 3.9) differ in added tokens
+        reason="the live comparison needs tokenizers 0.23 or newer (CPython 3.10+); the "
+        "recorded answers are replayed instead",
+    )
     key = f"hf:{name}"
     if key not in _loaded:
         _loaded[key] = tokenizers.Tokenizer.from_str(json.dumps(recorded(name)["tokenizer"]))
