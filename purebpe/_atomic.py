@@ -203,6 +203,26 @@ def resolve_output(path: PathLike) -> Tuple[Path, bool]:
     raise PureBPEError(f"{given}: a loop of symbolic links (more than {_MAX_LINKS} links)")
 
 
+class Cancelled(BaseException):
+    """The run was ended by a signal (SIGTERM, SIGHUP): no output may appear any more."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that have ended this run (the command line's handler notes them). A handler
+#: that runs inside Python's at-fork hooks has its exception swallowed ("Exception ignored
+#: in _afterFork", seen on 3.13 while a worker was being forked): outputs check this list
+#: before they appear, so such a run still leaves nothing behind.
+CANCELLED: List[int] = []
+
+
+def _check_not_cancelled() -> None:
+    if CANCELLED:
+        raise Cancelled(CANCELLED[0])
+
+
 @contextmanager
 def atomic_file(path: PathLike) -> Iterator[BinaryIO]:
     """A binary file open for writing that appears at ``path`` only if the block succeeds.
@@ -226,6 +246,7 @@ def atomic_file(path: PathLike) -> Iterator[BinaryIO]:
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
+                _check_not_cancelled()
                 os.replace(tmp, target)  # before the close: the lock is held until then
         written.append(given)
     except BaseException:
@@ -253,6 +274,7 @@ def write_files(files: Sequence[Tuple[PathLike, bytes]]) -> List[Path]:
                 temp_file.write(data)
                 temp_file.flush()
                 os.fsync(temp_file.fileno())
+        _check_not_cancelled()
         pending = iter(temps)
         for (target, in_place), name, (_, data) in zip(targets, given, files):
             with _named_errors(target, name):

@@ -21,7 +21,7 @@ import threading
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Dict, Optional, Sequence
 
-from .._atomic import written
+from .._atomic import CANCELLED, Cancelled, written
 from .._workers import STOPPED
 from ..errors import PureBPEError
 from ._io import CLOSED_STREAMS
@@ -58,12 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
 _WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
-class Terminated(BaseException):
+class Terminated(Cancelled):
     """Raised in the main thread when the process receives SIGTERM or SIGHUP."""
 
     def __init__(self, signum: int = signal.SIGTERM) -> None:
         super().__init__(signum)
-        self.signum = signum
 
 
 #: The signals that end a run as SIGTERM does (outputs cleaned up, workers stopped), and
@@ -82,10 +81,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     written.clear()
+    CANCELLED.clear()
     previous_handlers = _raise_on_ending_signals()
     try:
         status: int = args.func(args)
         sys.stdout.flush()
+        if CANCELLED:  # signalled, its exception swallowed, and nothing left to refuse
+            raise Cancelled(CANCELLED[0])
     except BrokenPipeError:
         # The reader went away (``| head``): what it wanted it got; end quietly.
         _discard_stdout()
@@ -111,7 +113,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"purebpe: interrupted; {_outputs_written()}", file=sys.stderr)
         return 130
-    except Terminated as ended:
+    except Cancelled as ended:  # Terminated, or an output refused after a swallowed one
         print(f"purebpe: {_ENDING_SIGNALS[ended.signum]}; {_outputs_written()}", file=sys.stderr)
         return 128 + ended.signum
     finally:
@@ -167,6 +169,7 @@ def _raise_on_ending_signals() -> Dict[int, Any]:
     temporaries removed); the old handlers."""
 
     def terminate(signum: int, frame: Any) -> None:
+        CANCELLED.append(signum)  # in case this exception is swallowed (see CANCELLED)
         raise Terminated(signum)
 
     if threading.current_thread() is not threading.main_thread():
