@@ -133,12 +133,16 @@ def pickle_this_module_by_value(cloudpickle: Any) -> None:
 
 
 def kill_first_child_when_it_appears(killed: List[int]) -> threading.Thread:
-    """A thread that SIGKILLs the first child process of this one as soon as it exists."""
+    """A thread that SIGKILLs the first new child process of this one as soon as it exists.
+
+    Children alive before (the pool of an earlier test, not yet reaped) are left alone.
+    """
+    before = {child.pid for child in multiprocessing.active_children()}
 
     def kill() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            children = multiprocessing.active_children()
+            children = [c for c in multiprocessing.active_children() if c.pid not in before]
             if children and children[0].pid is not None:
                 os.kill(children[0].pid, signal.SIGKILL)
                 killed.append(children[0].pid)
