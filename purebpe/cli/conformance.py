@@ -5,6 +5,10 @@ directory is on the import path, as with ``python -m``), runs every property of 
 (:mod:`purebpe.testing.checks`) and prints a Markdown table -- property, pass/FAIL, the
 counterexample -- then each failure's full report with a runnable snippet. Exit status 1
 when a property fails, 0 when all pass, 2 when the callable cannot be imported.
+
+``purebpe conformance --encoder mypackage.tok:encode --tokenizer FILE`` checks an encoder
+(``encode(text) -> ids``) against purebpe's reading of a tokenizer file
+(:func:`purebpe.testing.checks.check_encoder`), stopping at the first failing property.
 """
 
 from __future__ import annotations
@@ -28,7 +32,27 @@ def add_parser(subparsers: Any) -> None:
             "and print a table of the properties with pass/FAIL and minimal counterexamples."
         ),
     )
-    parser.add_argument("target", metavar="MODULE:CALLABLE", help="e.g. mypackage.bpe:train_bpe")
+    parser.add_argument("target", metavar="MODULE:CALLABLE", nargs="?", help="e.g. mypackage.bpe:train_bpe")
+    parser.add_argument(
+        "--encoder",
+        metavar="MODULE:CALLABLE",
+        help="check encode(text) -> ids against purebpe's reading of --tokenizer FILE",
+    )
+    parser.add_argument(
+        "--tokenizer",
+        metavar="FILE",
+        help="with --encoder: the tokenizer file (HF tokenizer.json, tiktoken ranks, Tekken, ...)",
+    )
+    parser.add_argument(
+        "--add-special-tokens",
+        action="store_true",
+        help="with --encoder: the encoder adds BOS/EOS as the tokenizer.json's post-processor does",
+    )
+    parser.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="with --encoder and a tiktoken-format rank file: the model it belongs to (llama3, qwen, ...)",
+    )
     parser.add_argument(
         "--kind",
         choices=("trainer", "counts-trainer", "tokenizer", "masker"),
@@ -69,6 +93,12 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if args.max_examples < 1:
         raise PureBPEError(f"--max-examples must be at least 1, not {args.max_examples}")
+    if args.encoder is not None or args.target is None:
+        return _run_encoder(args)
+    if args.tokenizer is not None or args.add_special_tokens or args.encoding is not None:
+        raise PureBPEError(
+            "--tokenizer is for --encoder MODULE:CALLABLE (a trainer, tokenizer or masker takes none)"
+        )
     fn = load_callable(args.target)
     print(
         f"purebpe conformance: {args.target} as a {args.kind}"
@@ -83,6 +113,46 @@ def run(args: argparse.Namespace) -> int:
         settings=default_settings(args.max_examples),
         progress=args.progress == "bar",
     )
+    return _report(outcomes)
+
+
+def _run_encoder(args: argparse.Namespace) -> int:
+    from ..testing.checks import encoder_conformance
+    from ..testing.harness import default_settings, load_callable
+
+    if args.encoder is None and args.tokenizer is not None:
+        raise PureBPEError("--tokenizer is for --encoder MODULE:CALLABLE: name the encoder to check")
+    if args.encoder is None:
+        raise PureBPEError(
+            "name the implementation: MODULE:CALLABLE, or --encoder MODULE:CALLABLE --tokenizer FILE"
+        )
+    if args.target is not None:
+        raise PureBPEError(f"give MODULE:CALLABLE ({args.target}) or --encoder, not both")
+    if args.tokenizer is None:
+        raise PureBPEError("--encoder needs --tokenizer FILE (the tokenizer file it encodes with)")
+    fn = load_callable(args.encoder)
+    options = {} if args.encoding is None else {"encoding": args.encoding}
+    from ..testing.encoder_checks import load_reference
+
+    reference = load_reference(args.tokenizer, args.add_special_tokens, **options)
+    print(
+        f"purebpe conformance: {args.encoder} as an encoder of {args.tokenizer}"
+        + (" (with BOS/EOS)" if args.add_special_tokens else "")
+        + f", {args.max_examples} examples per property\n"
+    )
+    sys.stdout.flush()
+    outcomes = encoder_conformance(
+        fn,
+        reference.tokenizer,
+        add_special_tokens=args.add_special_tokens,
+        settings=default_settings(args.max_examples),
+        progress=args.progress == "bar",
+    )
+    return _report(outcomes)
+
+
+def _report(outcomes: List[Any]) -> int:
+    """Print the outcomes as a table and each failure's report; the exit status."""
     lines = ["| property | result | counterexample |", "| --- | --- | --- |"]
     for outcome in outcomes:
         lines.append(

@@ -7,7 +7,7 @@ Needs ``hypothesis`` (``pip install purebpe[test]``).
   cases built in.
 * Checks (:mod:`purebpe.testing.checks`): :func:`check_trainer`,
   :func:`check_trainer_from_counts`, :func:`check_tokenizer`,
-  :func:`check_mask_generator` take your callable, run every property under Hypothesis
+  :func:`check_mask_generator`, :func:`check_encoder` take your callable, run every property under Hypothesis
   and raise an ``AssertionError`` with the minimal counterexample as a runnable snippet.
 * A pytest plugin (:mod:`purebpe.testing.plugin`), inert unless asked:
   ``pytest --bpe-trainer mypackage.bpe:train_bpe`` (or ``pytest -p purebpe.testing ...``
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import pytest
 
     from .checks import (
+        check_encoder,
         check_mask_generator,
         check_tokenizer,
         check_trainer,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from .strategies import corpora, mask_lengths, special_tokens, texts, vocab_sizes
 
 __all__ = [
+    "check_encoder",
     "check_mask_generator",
     "check_tokenizer",
     "check_trainer",
@@ -49,6 +51,7 @@ __all__ = [
 
 # name -> the submodule defining it
 _LAZY = {
+    "check_encoder": "checks",
     "check_mask_generator": "checks",
     "check_tokenizer": "checks",
     "check_trainer": "checks",

@@ -1,9 +1,10 @@
 """Conformance checks any BPE implementation can run on itself.
 
-Four kinds of implementation, one function each::
+Five kinds of implementation, one function each::
 
     from purebpe.testing import (
-        check_mask_generator, check_tokenizer, check_trainer, check_trainer_from_counts,
+        check_encoder, check_mask_generator, check_tokenizer, check_trainer,
+        check_trainer_from_counts,
     )
 
     # (input_path, vocab_size, special_tokens) -> (vocab, merges)
@@ -14,9 +15,11 @@ Four kinds of implementation, one function each::
     check_tokenizer(my_module.Tokenizer)
     # (rng, seq_len) -> [(start, length), ...]
     check_mask_generator(my_module.mask_scheme)
+    # text -> ids, against purebpe's reading of a tokenizer file
+    check_encoder(my_module.encode, "tokenizer.json")
 
 Each runs every property of its kind (:mod:`.trainer_checks`, :mod:`.tokenizer_checks`,
-:mod:`.masker_checks`) under Hypothesis and raises one ``AssertionError`` naming the
+:mod:`.masker_checks`, :mod:`.encoder_checks`) under Hypothesis and raises one ``AssertionError`` naming the
 failed properties, each with the minimal counterexample Hypothesis found written as a
 runnable snippet. Call them from a test (``def test_conformance(): check_trainer(...)``),
 or use the pytest plugin or ``purebpe conformance`` (see ``docs/conformance.md``).
@@ -35,6 +38,7 @@ from hypothesis import settings as Settings
 from ..errors import PureBPEError
 from ..progress import Progress
 from ..wakong import MAX_SPAN, PROPOSED_MASK_RATE
+from .encoder_checks import Encoder, encoder_checks, load_reference
 from .harness import Check, Outcome, raise_failures, run_checks
 from .isolation import DEFAULT_TIME_LIMIT
 from .masker_checks import MASKED_FRACTION, MaskFn, masker_checks
@@ -202,3 +206,79 @@ def check_mask_generator(
         masker_checks(fn, rate=rate, max_span=max_span, masked_fraction=masked_fraction), properties
     )
     raise_failures("the mask generator", run_checks(checks, settings))
+
+
+def check_encoder(
+    encode: Encoder,
+    tokenizer_file: Any,
+    *,
+    add_special_tokens: bool = False,
+    properties: Optional[Collection[str]] = None,
+    settings: Optional[Settings] = None,
+    **load_options: Any,
+) -> None:
+    """Check an encoder ``encode(text) -> ids`` against purebpe's reading of a tokenizer file.
+
+    ``tokenizer_file`` is any file ``purebpe.Tokenizer.from_file`` reads (an HF
+    ``tokenizer.json`` with its whole pipeline, a tiktoken-format rank file with
+    ``encoding="llama3"`` or another of ``load_options``, Tekken, GPT-2 files), or a
+    tokenizer already loaded by purebpe. Added and special tokens in the text must come
+    out as their ids; with ``add_special_tokens=True`` (HF files) the post-processor's
+    BOS/EOS too. The texts (:mod:`.encoder_checks`): sample text in five scripts, code,
+    emoji and ZWJ sequences, combining marks, ``\\r\\n``, whitespace and digit runs, the
+    file's added tokens glued to words and with spaces around, a 20 KB run without
+    whitespace, and Hypothesis text. Raises ``AssertionError`` with the failing text
+    shrunk to a few characters, both id lists, the first differing position and the
+    tokens around it.
+
+    The properties run in order and the first that fails ends the run (its
+    counterexample is the report; the others would add time, not news).
+
+    >>> import purebpe, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> paths = purebpe.train_from_iterator(["low lower lowest"] * 3, 262, ["<|endoftext|>"]).save(folder)
+    >>> tok = purebpe.Tokenizer.from_file(folder)
+    >>> check_encoder(tok.encode, folder)  # purebpe against itself: passes
+    >>> check_encoder(tok.encode_ordinary, folder)  # special tokens as text: caught
+    Traceback (most recent call last):
+    ...
+    AssertionError: the encoder fails 1 property (corner cases):
+    <BLANKLINE>
+    corner cases: the ids differ from position 0: expected 261, got 60
+    minimal counterexample:
+        text = '<|endoftext|>'
+    ...
+    """
+    raise_failures(
+        "the encoder",
+        encoder_conformance(
+            encode,
+            tokenizer_file,
+            add_special_tokens=add_special_tokens,
+            properties=properties,
+            settings=settings,
+            **load_options,
+        ),
+    )
+
+
+def encoder_conformance(
+    encode: Encoder,
+    tokenizer_file: Any,
+    *,
+    add_special_tokens: bool = False,
+    properties: Optional[Collection[str]] = None,
+    settings: Optional[Settings] = None,
+    progress: Progress = False,
+    **load_options: Any,
+) -> List[Outcome]:
+    """:func:`check_encoder`'s outcomes, up to the first failing property, without raising
+    (``purebpe conformance --encoder`` prints them as a table)."""
+    reference = load_reference(tokenizer_file, add_special_tokens, **load_options)
+    checks = select(encoder_checks(encode, reference), properties)
+    outcomes: List[Outcome] = []
+    for check in checks:
+        outcomes += run_checks([check], settings, progress)
+        if not outcomes[-1].passed:
+            break
+    return outcomes
