@@ -223,28 +223,70 @@ def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:  # type: igno
     )
 
 
-def test_the_command_exits_0_1_and_2(files: Dict[str, Path], tmp_path: Path) -> None:
+def test_the_command_exits_0_and_1(files: Dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "my_encoders.py").write_text(ENCODERS.format(file=str(files["llama3"])), encoding="utf-8")
-    file = str(files["llama3"])
-    common = ["--tokenizer", file, "--max-examples", "5", "--progress", "none"]
+    common = ["--tokenizer", str(files["llama3"]), "--max-examples", "5", "--progress", "none"]
     passed = run_cli(tmp_path, "--encoder", "my_encoders:good", *common)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "| corner cases | pass |" in passed.stdout and "3 of 3 properties pass" in passed.stdout
-    bos = run_cli(tmp_path, "--encoder", "my_encoders:with_bos", "--add-special-tokens", *common)
-    assert bos.returncode == 0, bos.stdout + bos.stderr
     failed = run_cli(tmp_path, "--encoder", "my_encoders:bad", *common)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "| corner cases | FAIL |" in failed.stdout and "text = '<|begin_of_text|>'" in failed.stdout
+
+
+def test_the_command_takes_bos_and_refuses_bad_usage_in_one_line(
+    files: Dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from purebpe.cli import main
+
+    (tmp_path / "my_encoders_2.py").write_text(ENCODERS.format(file=str(files["llama3"])), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    file = str(files["llama3"])
+    quick = ["--max-examples", "3", "--progress", "none"]
+    assert (
+        main(
+            [
+                "conformance",
+                "--encoder",
+                "my_encoders_2:with_bos",
+                "--tokenizer",
+                file,
+                "--add-special-tokens",
+                *quick,
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "conformance",
+                "--encoder",
+                "my_encoders_2:good",
+                "--tokenizer",
+                file,
+                "--add-special-tokens",
+                *quick,
+            ]
+        )
+        == 1
+    )
+    capsys.readouterr()
     for args, message in [
-        (["--encoder", "my_encoders:good"], "--encoder needs --tokenizer FILE"),
-        (["--encoder", "my_encoders:not_callable", "--tokenizer", file], "not a callable"),
-        (["--encoder", "my_encoders:good", "--tokenizer", str(tmp_path / "none.json")], "no such file"),
-        (["my_encoders:good", "--encoder", "my_encoders:good", "--tokenizer", file], "not both"),
+        (["--encoder", "my_encoders_2:good"], "--encoder needs --tokenizer FILE"),
+        (["--encoder", "my_encoders_2:not_callable", "--tokenizer", file], "not a callable"),
+        (["--encoder", "my_encoders_2:good", "--tokenizer", str(tmp_path / "none.json")], "no such file"),
+        (["my_encoders_2:good", "--encoder", "my_encoders_2:good", "--tokenizer", file], "not both"),
         (["--tokenizer", file], "--tokenizer is for --encoder"),
+        (["my_encoders_2:good", "--add-special-tokens"], "--tokenizer is for --encoder"),
+        ([], "name the implementation"),
     ]:
-        bad = run_cli(tmp_path, *args)
-        assert bad.returncode == 2, (args, bad.stdout, bad.stderr)
-        assert message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        assert main(["conformance", *args]) == 2, args
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
 
 
 # -- the real libraries --------------------------------------------------------------------------
