@@ -18,7 +18,6 @@ The tokenizer files are the small pipelines of ``tests/data/hf_pipelines`` (reco
 
 from __future__ import annotations
 
-import doctest
 import json
 import os
 import subprocess
@@ -30,7 +29,7 @@ import pytest
 from hypothesis import settings
 
 import purebpe
-from purebpe.testing import check_encoder, encoder_checks, encoder_zoo
+from purebpe.testing import check_encoder, encoder_checks
 from purebpe.testing.checks import encoder_conformance
 from purebpe.testing.encoder_checks import corner_texts, load_reference, shrink_text
 from purebpe.testing.encoder_zoo import MUTANTS, mutant_encoder
@@ -54,12 +53,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Path]:
     out["llama3_unreachable"] = folder / "llama3_unreachable.json"
     out["llama3_unreachable"].write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     return out
-
-
-def test_the_module_examples_run() -> None:
-    for module in (encoder_checks, encoder_zoo):
-        failures, tried = doctest.testmod(module)
-        assert tried > 0 and failures == 0
 
 
 @pytest.mark.parametrize("name", ["gemma", "llama3", "added_zoo"])
