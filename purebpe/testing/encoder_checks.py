@@ -18,7 +18,7 @@ tokens:
   of :data:`PIECES` alone, each added token bare, glued to words, with spaces and
   newlines around it (``lstrip``/``rstrip``), in other letter cases and as a fragment,
   and a 20 KB run without whitespace;
-* **pieces** -- Hypothesis joins a few of those: slices of the samples, nasty pieces,
+* **pieces** -- Hypothesis joins a few of those: slices and words of the samples, nasty pieces,
   added tokens in their settings, long runs, arbitrary characters;
 * **arbitrary text** -- :func:`purebpe.testing.strategies.texts` with the added tokens.
 
@@ -219,7 +219,9 @@ def _long_run() -> str:
     return (seed * (LONG_RUN_CHARS // len(seed) + 1))[:LONG_RUN_CHARS]
 
 
-_SAMPLE, _PIECE, _ADDED, _RUN, _ANY = range(5)
+_SAMPLE, _WORDS, _PIECE, _ADDED, _RUN, _ANY = range(6)
+#: Each sample cut into words, each with the whitespace before it (``" quick"``).
+_SAMPLE_WORDS = [re.findall(r"\s*\S+|\s+$", sample) for sample in SAMPLES]
 _SMALL = st.integers(0, 15)
 
 
@@ -231,6 +233,10 @@ def _render(added: Sequence[str], plans: Sequence[Tuple[int, int, int, int]]) ->
             sample = SAMPLES[a % len(SAMPLES)]
             start = (b * 7) % len(sample)
             out.append(sample[start : start + 1 + c * 5])
+        elif kind == _WORDS:
+            words = _SAMPLE_WORDS[a % len(SAMPLES)]
+            first = b % len(words)
+            out.append("".join(words[first : first + 1 + c % 3]))
         elif kind == _PIECE:
             out.append(PIECES[(16 * a + b) % len(PIECES)])
         elif kind == _ADDED and added:
@@ -246,9 +252,10 @@ def _render(added: Sequence[str], plans: Sequence[Tuple[int, int, int, int]]) ->
 
 
 def piece_texts(added: Sequence[str]) -> "st.SearchStrategy[str]":
-    """A few pieces joined: sample slices, :data:`PIECES`, added tokens in their settings
-    (:func:`added_settings`), runs without whitespace (up to 920 characters), any character."""
-    kinds = [_SAMPLE, _PIECE, _RUN, _ANY] + ([_ADDED, _ADDED] if added else [])
+    """A few pieces joined: sample slices, a few words of a sample, :data:`PIECES`, added
+    tokens in their settings (:func:`added_settings`), runs without whitespace (up to 920
+    characters), any character."""
+    kinds = [_SAMPLE, _WORDS, _PIECE, _RUN, _ANY] + ([_ADDED, _ADDED] if added else [])
     plan = st.tuples(st.sampled_from(kinds), _SMALL, _SMALL, _SMALL)
     return st.lists(plan, min_size=1, max_size=6).map(lambda plans: _render(tuple(added), plans))
 
