@@ -34,6 +34,8 @@ from purebpe.testing.checks import encoder_conformance
 from purebpe.testing.encoder_checks import corner_texts, load_reference, shrink_text
 from purebpe.testing.encoder_zoo import MUTANTS, mutant_encoder
 
+pytest_plugins = ["pytester"]
+
 DATA = Path(__file__).resolve().parent / "data" / "hf_pipelines"
 FEW = settings(max_examples=10, deadline=None, derandomize=True, database=None)
 
@@ -280,6 +282,30 @@ def test_the_command_takes_bos_and_refuses_bad_usage_in_one_line(
         assert main(["conformance", *args]) == 2, args
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_pytest_plugin_adds_one_item_per_property(
+    files: Dict[str, Path], pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(my_encoders_3=ENCODERS.format(file=str(files["llama3"])))
+    pytester.syspathinsert()
+    common = [
+        "-p",
+        "purebpe.testing",
+        "--bpe-tokenizer-file",
+        str(files["llama3"]),
+        "--bpe-max-examples",
+        "3",
+    ]
+    result = pytester.runpytest(*common, "--bpe-encoder", "my_encoders_3:good", "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*bpe_encoder?corner cases? PASSED*"])
+    result = pytester.runpytest(*common, "--bpe-encoder", "my_encoders_3:bad")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*text = '<|begin_of_text|>'*", "FAILED *bpe_encoder?corner cases?*"])
+    result = pytester.runpytest("-p", "purebpe.testing", "--bpe-encoder", "my_encoders_3:good")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--bpe-encoder my_encoders_3:good: needs --bpe-tokenizer-file FILE*"])
 
 
 # -- the real libraries --------------------------------------------------------------------------

@@ -51,6 +51,7 @@ KINDS: Dict[str, str] = {
     "counts-trainer": "train_from_counts(word_counts, vocab_size, special_tokens) -> (vocab, merges)",
     "tokenizer": "factory(vocab, merges, special_tokens) -> object with encode, decode, encode_iterable",
     "masker": "mask_scheme(rng, seq_len) -> sorted [(start, length), ...]",
+    "encoder": "encode(text) -> ids, against purebpe's reading of a tokenizer file",
 }
 
 
@@ -62,11 +63,14 @@ def checks_for(
     properties: Optional[Collection[str]] = None,
     spec: Optional[str] = None,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    tokenizer_file: Any = None,
+    add_special_tokens: bool = False,
 ) -> List[Check]:
     """The properties of ``fn`` as an implementation of ``kind`` (one of :data:`KINDS`),
     all of them or those named in ``properties``. ``spec`` (``"module:function"``, found
     when not given) lets a trainer run in worker processes; ``time_limit`` bounds each
-    call of a trainer, in seconds."""
+    call of a trainer, in seconds; an encoder is checked against ``tokenizer_file``
+    (with the post-processor's BOS/EOS when ``add_special_tokens``)."""
     if kind in ("trainer", "counts-trainer"):
         level = "counts" if kind == "counts-trainer" else "text"
         checks = trainer_checks(fn, semantics, level=level, spec=spec, time_limit=time_limit)
@@ -74,6 +78,10 @@ def checks_for(
         checks = tokenizer_checks(fn)
     elif kind == "masker":
         checks = masker_checks(fn)
+    elif kind == "encoder":
+        if tokenizer_file is None:
+            raise PureBPEError("an encoder is checked against a tokenizer file: give tokenizer_file")
+        checks = encoder_checks(fn, load_reference(tokenizer_file, add_special_tokens))
     else:
         raise PureBPEError(f"unknown kind {kind!r}; choose one of: {', '.join(KINDS)}")
     return select(checks, properties)

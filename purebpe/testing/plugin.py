@@ -6,6 +6,7 @@ one of its options is given::
 
     pytest --bpe-trainer mypackage.bpe:train_bpe
     pytest --bpe-tokenizer mypackage.bpe:Tokenizer --bpe-masker mypackage.mask:mask_scheme
+    pytest --bpe-encoder mypackage.tok:encode --bpe-tokenizer-file tokenizer.json
     pytest -p purebpe.testing --bpe-trainer ...   # where plugins are not auto-loaded
 
 Each property becomes one test item, ``bpe_trainer[merges match purebpe]`` and so on,
@@ -30,7 +31,12 @@ if TYPE_CHECKING:
     from .harness import Check
 
 #: The implementation kinds and the option that names each one's callable.
-OPTIONS = {"trainer": "--bpe-trainer", "tokenizer": "--bpe-tokenizer", "masker": "--bpe-masker"}
+OPTIONS = {
+    "trainer": "--bpe-trainer",
+    "tokenizer": "--bpe-tokenizer",
+    "masker": "--bpe-masker",
+    "encoder": "--bpe-encoder",
+}
 MARKER = "bpe_conformance"
 
 
@@ -50,6 +56,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--bpe-masker",
         metavar="MODULE:CALLABLE",
         help="run the Wakong conformance suite on mask_scheme(rng, seq_len)",
+    )
+    group.addoption(
+        "--bpe-encoder",
+        metavar="MODULE:CALLABLE",
+        help="check encode(text) -> ids against purebpe's reading of --bpe-tokenizer-file",
+    )
+    group.addoption(
+        "--bpe-tokenizer-file",
+        metavar="FILE",
+        help="the tokenizer file --bpe-encoder encodes with (tokenizer.json, tiktoken ranks, Tekken...)",
+    )
+    group.addoption(
+        "--bpe-add-special-tokens",
+        action="store_true",
+        help="--bpe-encoder adds the tokenizer.json post-processor's BOS/EOS",
     )
     group.addoption(
         "--bpe-semantics",
@@ -127,7 +148,15 @@ def pytest_collection_modifyitems(
     added: List[pytest.Item] = []
     for kind, spec in requested:
         try:
-            checks = checks_for(kind, load_callable(spec), semantics=config.getoption("--bpe-semantics"))
+            if kind == "encoder" and config.getoption("--bpe-tokenizer-file") is None:
+                raise PureBPEError("needs --bpe-tokenizer-file FILE (the tokenizer file it encodes with)")
+            checks = checks_for(
+                kind,
+                load_callable(spec),
+                semantics=config.getoption("--bpe-semantics"),
+                tokenizer_file=config.getoption("--bpe-tokenizer-file"),
+                add_special_tokens=config.getoption("--bpe-add-special-tokens"),
+            )
         except PureBPEError as exc:
             raise pytest.UsageError(f"{OPTIONS[kind]} {spec}: {exc}") from None
         for check in checks:
