@@ -143,7 +143,7 @@ def _run_encoder(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     outcomes = encoder_conformance(
         fn,
-        reference.tokenizer,
+        reference,
         add_special_tokens=args.add_special_tokens,
         settings=default_settings(args.max_examples),
         progress=args.progress == "bar",

@@ -121,8 +121,11 @@ class Reference:
     ([0, 1], "'b'")
     """
 
-    def __init__(self, tokenizer: Any, add_special_tokens: bool = False, name: str = "") -> None:
+    def __init__(
+        self, tokenizer: Any, add_special_tokens: bool = False, name: str = "", path: Optional[str] = None
+    ) -> None:
         self.tokenizer = tokenizer
+        self.path = path  # the file it was loaded from, if any
         self.add_special_tokens = add_special_tokens
         self.is_hf = hasattr(tokenizer, "added") and hasattr(tokenizer, "model")
         if add_special_tokens and not self.is_hf:
@@ -161,16 +164,22 @@ class Reference:
 def load_reference(tokenizer_file: Any, add_special_tokens: bool = False, **load_options: Any) -> Reference:
     """The :class:`Reference` for a tokenizer file (any kind ``Tokenizer.from_file`` reads;
     ``load_options`` such as ``encoding="llama3"`` are for rank files), or for an already
-    loaded :class:`purebpe.hf.HFTokenizer` / :class:`purebpe.Tokenizer`."""
+    loaded :class:`purebpe.hf.HFTokenizer` / :class:`purebpe.Tokenizer` (or
+    :class:`Reference`)."""
     if isinstance(tokenizer_file, (str, os.PathLike)):
         from ..tokenizer import Tokenizer
 
         tokenizer = Tokenizer.from_file(tokenizer_file, **load_options)
-        return Reference(tokenizer, add_special_tokens, os.fspath(tokenizer_file))
+        path = os.fspath(tokenizer_file)
+        return Reference(tokenizer, add_special_tokens, path, path)
+    if isinstance(tokenizer_file, Reference) and tokenizer_file.add_special_tokens == add_special_tokens:
+        return tokenizer_file
     if load_options:
         raise PureBPEError(
             f"{sorted(load_options)}: options for loading a file, but a loaded tokenizer was given"
         )
+    if isinstance(tokenizer_file, Reference):
+        tokenizer_file = tokenizer_file.tokenizer
     if not callable(getattr(tokenizer_file, "encode", None)):
         raise TypeError(
             f"tokenizer_file must be a path or a purebpe tokenizer, not {type(tokenizer_file).__name__}"
@@ -333,10 +342,12 @@ class Comparison:
 
 
 def _reproduce(reference: Reference) -> List[str]:
+    if reference.path is None:
+        return ["encode(text) == purebpe.testing.encoder_checks.Reference(tokenizer).encode(text)"]
     flag = ", add_special_tokens=True" if reference.add_special_tokens else ""
     return [
         "from purebpe.testing.encoder_checks import load_reference",
-        f"encode(text) == load_reference({reference.name!r}{flag}).encode(text)",
+        f"encode(text) == load_reference({reference.path!r}{flag}).encode(text)",
     ]
 
 
