@@ -284,9 +284,4 @@ def encoder_conformance(
     (``purebpe conformance --encoder`` prints them as a table)."""
     reference = load_reference(tokenizer_file, add_special_tokens, **load_options)
     checks = select(encoder_checks(encode, reference), properties)
-    outcomes: List[Outcome] = []
-    for check in checks:
-        outcomes += run_checks([check], settings, progress)
-        if not outcomes[-1].passed:
-            break
-    return outcomes
+    return run_checks(checks, settings, progress, stop_at_failure=True)

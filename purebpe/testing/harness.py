@@ -257,15 +257,21 @@ def run_check(check: Check, settings: Optional[Settings] = None) -> Outcome:
 
 
 def run_checks(
-    checks: Sequence[Check], settings: Optional[Settings] = None, progress: Progress = False
+    checks: Sequence[Check],
+    settings: Optional[Settings] = None,
+    progress: Progress = False,
+    stop_at_failure: bool = False,
 ) -> List[Outcome]:
-    """Run every check in order (a progress bar per property with ``progress=True``)."""
+    """Run every check in order (a progress bar per property with ``progress=True``), or
+    up to the first that fails with ``stop_at_failure``."""
     bar = progress_bar(progress, "conformance", len(checks), "property")
     outcomes = []
     try:
         for check in checks:
             outcomes.append(run_check(check, settings))
             bar.update(1)
+            if stop_at_failure and not outcomes[-1].passed:
+                break
     finally:
         bar.close()
     return outcomes
