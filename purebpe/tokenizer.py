@@ -37,7 +37,6 @@ from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
     Any,
-    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -52,9 +51,10 @@ from typing import (
 )
 
 from .core import apply_merges
+from .encoding_sink import EncodingSink
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
-from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
+from .pretokenize import DEFAULT_COUNT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
 from .specials import (
     AllowedSpecial,
@@ -98,8 +98,9 @@ STREAM_CHARS = 1 << 18
 PIECE_BYTES = 1 << 15
 
 #: The pre-tokenizer engine: the fastest one measured on this interpreter (the scanner on
-#: PyPy, ``re`` on CPython). All engines give the same pre-tokens.
-ENGINE = DEFAULT_ENGINE
+#: PyPy and in the compiled build, ``re`` on interpreted CPython). All engines give the
+#: same pre-tokens.
+ENGINE = DEFAULT_COUNT_ENGINE
 
 
 class Tokenizer:
@@ -166,7 +167,8 @@ class Tokenizer:
         self._specials = SpecialPolicy(self.special_tokens, *tables.default_special)
         self._split = splitter(self.pretokenizer, ENGINE)
         #: The named pattern's scanner where ``ENGINE`` is the scanner: it then feeds each
-        #: pre-token straight to the encoder (:class:`_EncodingSink`), with no list of pieces.
+        #: pre-token straight to the encoder (:class:`~purebpe.encoding_sink.EncodingSink`),
+        #: with no list of pieces.
         self._scan = scanner(self.pretokenizer, ENGINE)
         self._cache: Dict[str, List[int]] = {}
         self._cutter = ChunkCutter((), self.pretokenizer)
@@ -561,7 +563,7 @@ class Tokenizer:
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
         if self._scan is not None:
-            self._scan(text, _EncodingSink(self._cache, out, self._encode_new_word))
+            self._scan(text, EncodingSink(self._cache, out, self._encode_new_word))
         else:
             self._encode_words(self._split(text), out)
 
@@ -712,33 +714,6 @@ class Tokenizer:
                     f"(ids run 0..{len(table) - 1})"
                 )
         return PureBPEError("bad token id")  # pragma: no cover - callers found one
-
-
-class _EncodingSink:
-    """The sink a scanner writes pre-tokens to when encoding (a :class:`TokenSink`): each
-    one's ids, from the word cache or ``encode_new_word``, are appended to ``out`` at once.
-
-    The scanner calls ``sink[token] = sink.get(token, 0) + 1`` per pre-token, as it counts
-    into a dict when training; PyPy's JIT inlines both calls into the scanner's loop.
-    """
-
-    __slots__ = ("cache", "out", "encode_new_word")
-
-    def __init__(
-        self, cache: Dict[str, List[int]], out: List[int], encode_new_word: Callable[[str], List[int]]
-    ) -> None:
-        self.cache = cache
-        self.out = out
-        self.encode_new_word = encode_new_word
-
-    def get(self, token: str, default: int) -> int:
-        return 0
-
-    def __setitem__(self, token: str, count: int) -> None:
-        ids = self.cache.get(token)
-        if ids is None:
-            ids = self.encode_new_word(token)
-        self.out += ids
 
 
 def _from_ranks(

@@ -39,7 +39,11 @@ COMPILED = {name: regex.compile(pattern) for name, pattern in PATTERNS.items()}
 
 #: A small model per named pattern, for the encoding tests.
 TRAINED = {
-    name: purebpe.train_from_iterator(["Hello world, it's 2024!\n\tcamelCase HTMLParser \u00e9t\u00e9 \u4e2d\u6587"] * 3, 300, pretokenizer=name)
+    name: purebpe.train_from_iterator(
+        ["Hello world, it's 2024!\n\tcamelCase HTMLParser \u00e9t\u00e9 \u4e2d\u6587"] * 3,
+        300,
+        pretokenizer=name,
+    )
     for name in NAMED
 }
 
@@ -261,7 +265,7 @@ def test_every_engine_equals_the_definition(name: str, text: str) -> None:
 @settings(max_examples=50)
 def test_the_scanner_fed_encoder_equals_encoding_the_split(name: str, text: List[str]) -> None:
     # With the scanner engine the tokenizer encodes each pre-token as the scanner finds it
-    # (tokenizer._EncodingSink), with the re engine from the list of pieces.
+    # (purebpe.encoding_sink.EncodingSink), with the re engine from the list of pieces.
     tokenizers = engine_tokenizers(name)
     assert (tokenizers["scanner"]._scan is not None) and tokenizers["re"]._scan is None
     for piece in text:  # the second and later pieces meet a warm word cache

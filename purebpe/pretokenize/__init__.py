@@ -111,8 +111,10 @@ Splitter = Callable[[str], List[str]]
 DEFAULT_ENGINE: str = "scanner" if platform.python_implementation() == "PyPy" else "re"
 #: The default engine of counting: also the scanner where the scanners are compiled by mypyc
 #: (``setup.py``; a scanner module is then an extension, not a ``.py``), which counts gpt2,
-#: cl100k, o200k 2.2x, 1.7x, 1.2x faster than ``re`` (docs/compiled.md). Splitting keeps
-#: ``DEFAULT_ENGINE``: a compiled scanner pays a Python call per piece to a ``TokenList``.
+#: cl100k, o200k 2.2x, 1.7x, 1.2x faster than ``re`` (docs/compiled.md). It is also the
+#: tokenizer's engine (``purebpe.tokenizer.ENGINE``), whose scanner hands each piece to a
+#: compiled sink; :func:`splitter` keeps ``DEFAULT_ENGINE``: a compiled scanner pays a
+#: Python call per piece to the ``TokenList`` it fills.
 DEFAULT_COUNT_ENGINE: str = (
     "scanner" if DEFAULT_ENGINE == "scanner" or not str(gpt2.__file__).endswith(".py") else "re"
 )

@@ -194,11 +194,15 @@ def scan_ascii(text: str, counts: TokenSink, contractions: bool, max_digits: int
         byte = data[i]
         kind = class_of[byte]
         after = class_of[data[i + 1]] if i + 1 < n else CASED_WHITESPACE
-        if kind == CASED_UPPER or kind == CASED_LOWER or (
-            (after == CASED_UPPER or after == CASED_LOWER)
-            and kind != CASED_NUMBER
-            and byte != 0x0A
-            and byte != 0x0D
+        if (
+            kind == CASED_UPPER
+            or kind == CASED_LOWER
+            or (
+                (after == CASED_UPPER or after == CASED_LOWER)
+                and kind != CASED_NUMBER
+                and byte != 0x0A
+                and byte != 0x0D
+            )
         ):
             if kind != CASED_UPPER and kind != CASED_LOWER:
                 i += 1  # the leader
