@@ -51,9 +51,10 @@ from typing import (
 )
 
 from .core import apply_merges
+from .encoding_sink import EncodingSink
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
-from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter
+from .pretokenize import DEFAULT_COUNT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
 from .specials import (
     AllowedSpecial,
@@ -97,8 +98,9 @@ STREAM_CHARS = 1 << 18
 PIECE_BYTES = 1 << 15
 
 #: The pre-tokenizer engine: the fastest one measured on this interpreter (the scanner on
-#: PyPy, ``re`` on CPython). All engines give the same pre-tokens.
-ENGINE = DEFAULT_ENGINE
+#: PyPy and in the compiled build, ``re`` on interpreted CPython). All engines give the
+#: same pre-tokens.
+ENGINE = DEFAULT_COUNT_ENGINE
 
 
 class Tokenizer:
@@ -164,6 +166,10 @@ class Tokenizer:
             self._id_to_bytes[tid] = token
         self._specials = SpecialPolicy(self.special_tokens, *tables.default_special)
         self._split = splitter(self.pretokenizer, ENGINE)
+        #: The named pattern's scanner where ``ENGINE`` is the scanner: it then feeds each
+        #: pre-token straight to the encoder (:class:`~purebpe.encoding_sink.EncodingSink`),
+        #: with no list of pieces.
+        self._scan = scanner(self.pretokenizer, ENGINE)
         self._cache: Dict[str, List[int]] = {}
         self._cutter = ChunkCutter((), self.pretokenizer)
         self._sorted_tokens: Optional[Tuple[List[bytes], List[int]]] = None
@@ -556,20 +562,28 @@ class Tokenizer:
 
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
-        self._encode_words(self._split(text), out)
+        if self._scan is not None:
+            self._scan(text, EncodingSink(self._cache, out, self._encode_new_word))
+        else:
+            self._encode_words(self._split(text), out)
 
     def _encode_words(self, words: List[str], out: List[int]) -> None:
         """Append the ids of pre-tokens, through the word cache."""
-        cache = self._cache
-        get = cache.get
+        get = self._cache.get
         for word in words:
             ids = get(word)
             if ids is None:
-                ids = self._encode_word(word)
-                if len(cache) >= CACHE_SIZE:
-                    cache.clear()
-                cache[word] = ids
+                ids = self._encode_new_word(word)
             out += ids
+
+    def _encode_new_word(self, word: str) -> List[int]:
+        """The ids of a pre-token not in the word cache, which then holds them."""
+        ids = self._encode_word(word)
+        cache = self._cache
+        if len(cache) >= CACHE_SIZE:
+            cache.clear()
+        cache[word] = ids
+        return ids
 
     def _encode_word(self, word: str) -> List[int]:
         """The ids of one pre-token: its UTF-8 bytes with the learned merges applied."""

@@ -37,6 +37,17 @@ regex = pytest.importorskip("regex")
 COMPILED = {name: regex.compile(pattern) for name, pattern in PATTERNS.items()}
 
 
+#: A small model per named pattern, for the encoding tests.
+TRAINED = {
+    name: purebpe.train_from_iterator(
+        ["Hello world, it's 2024!\n\tcamelCase HTMLParser \u00e9t\u00e9 \u4e2d\u6587"] * 3,
+        300,
+        pretokenizer=name,
+    )
+    for name in NAMED
+}
+
+
 def definition(name: str, text: str) -> List[str]:
     tokens: List[str] = COMPILED[name].findall(text)
     return tokens
@@ -229,7 +240,14 @@ TRICKY = list("aAbZsStTlLvVrReEdDmM' \t\n\r/!.,-(0123456789") + [
     "\n\n",
 ]
 tricky_text = st.lists(st.sampled_from(TRICKY), max_size=30).map("".join)
-some_text = st.one_of(st.text(st.characters(exclude_categories=())), tricky_text)
+#: ASCII text takes the scanners' ASCII paths (``scan_ascii``), which read bytes.
+ascii_text = st.one_of(
+    st.lists(st.sampled_from([t for t in TRICKY if t.isascii()] + ["\x0b", "\x0c", "\x1f"]), max_size=30).map(
+        "".join
+    ),
+    st.text(st.characters(max_codepoint=127)),
+)
+some_text = st.one_of(st.text(st.characters(exclude_categories=())), tricky_text, ascii_text)
 
 
 @pytest.mark.parametrize("name", NAMED)
@@ -240,6 +258,33 @@ def test_every_engine_equals_the_definition(name: str, text: str) -> None:
     assert "".join(expected) == text
     for engine in ENGINES:
         assert pretokenize(text, engine, pretokenizer=name) == expected, engine
+
+
+@pytest.mark.parametrize("name", NAMED)
+@given(text=st.lists(some_text, min_size=1, max_size=4))
+@settings(max_examples=50)
+def test_the_scanner_fed_encoder_equals_encoding_the_split(name: str, text: List[str]) -> None:
+    # With the scanner engine the tokenizer encodes each pre-token as the scanner finds it
+    # (purebpe.encoding_sink.EncodingSink), with the re engine from the list of pieces.
+    tokenizers = engine_tokenizers(name)
+    assert (tokenizers["scanner"]._scan is not None) and tokenizers["re"]._scan is None
+    for piece in text:  # the second and later pieces meet a warm word cache
+        assert tokenizers["scanner"].encode(piece) == tokenizers["re"].encode(piece)
+
+
+def engine_tokenizers(name: str) -> Dict[str, purebpe.Tokenizer]:
+    """A small trained model's tokenizer with each standard-library engine."""
+    import purebpe.tokenizer
+
+    saved = purebpe.tokenizer.ENGINE
+    try:
+        found = {}
+        for engine in STDLIB_ENGINES:
+            purebpe.tokenizer.ENGINE = engine
+            found[engine] = TRAINED[name].tokenizer()
+        return found
+    finally:
+        purebpe.tokenizer.ENGINE = saved
 
 
 @pytest.mark.parametrize("name", NAMED)

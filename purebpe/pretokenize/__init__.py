@@ -48,11 +48,11 @@ in the module's docstring.
 from __future__ import annotations
 
 import platform
-from typing import Callable, Dict, List, Tuple, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import PureBPEError
 from . import cl100k, custom, gpt2, lines, llama3, o200k, qwen, tekken
-from ._tables import TokenList, add_counts
+from ._tables import TokenList, TokenSink, add_counts
 from .custom import Pattern
 from .gpt2 import GPT2_PATTERN
 from .lines import count_lines, split_lines
@@ -76,6 +76,7 @@ __all__ = [
     "pretokenizer_from_json",
     "pretokenizer_to_json",
     "resolve_pattern",
+    "scanner",
     "split_lines",
     "splitter",
     "word_counter",
@@ -103,13 +104,17 @@ PATTERNS: Dict[str, str] = {name: module.PATTERN for name, module in _MODULES.it
 LINE_PATTERN = r"[^\n]*\n|[^\n]+"
 
 WordCounter = Callable[[str, Dict[str, int]], None]
+#: A named pattern's scanner: ``scan(text, sink)`` writes each pre-token to the sink.
+Scanner = Callable[[str, TokenSink], None]
 Splitter = Callable[[str], List[str]]
 
 DEFAULT_ENGINE: str = "scanner" if platform.python_implementation() == "PyPy" else "re"
 #: The default engine of counting: also the scanner where the scanners are compiled by mypyc
 #: (``setup.py``; a scanner module is then an extension, not a ``.py``), which counts gpt2,
-#: cl100k, o200k 2.2x, 1.7x, 1.2x faster than ``re`` (docs/compiled.md). Splitting keeps
-#: ``DEFAULT_ENGINE``: a compiled scanner pays a Python call per piece to a ``TokenList``.
+#: cl100k, o200k 2.2x, 1.7x, 1.2x faster than ``re`` (docs/compiled.md). It is also the
+#: tokenizer's engine (``purebpe.tokenizer.ENGINE``), whose scanner hands each piece to a
+#: compiled sink; :func:`splitter` keeps ``DEFAULT_ENGINE``: a compiled scanner pays a
+#: Python call per piece to the ``TokenList`` it fills.
 DEFAULT_COUNT_ENGINE: str = (
     "scanner" if DEFAULT_ENGINE == "scanner" or not str(gpt2.__file__).endswith(".py") else "re"
 )
@@ -173,6 +178,17 @@ def splitter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) 
         return re_split
     findall: Splitter = custom.compiled(module.PATTERN).findall
     return findall
+
+
+def scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optional[Scanner]:
+    """The scanner of a named pattern, ``scan(text, sink)``, when ``engine`` is the scanner;
+    ``None`` otherwise.  ``sink`` is any :class:`~._tables.TokenSink`: the tokenizer
+    passes one that encodes each pre-token as the scanner finds it (no list of pieces)."""
+    pretokenizer = check_pretokenizer(pretokenizer)
+    if isinstance(pretokenizer, str) and pretokenizer in _MODULES and _check_engine(engine) == "scanner":
+        scan: Scanner = _MODULES[pretokenizer].scan
+        return scan
+    return None
 
 
 def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUNT_ENGINE) -> WordCounter:

@@ -71,6 +71,33 @@ CASED_CLASS_OF: Final[bytes] = build_table(
 )
 
 
+#: The classes of the 128 ASCII characters, indexed by byte value: the scanners' ASCII
+#: paths read ``data[i]`` of the text's bytes (an int, no one-character string and no
+#: ``ord``), which PyPy and mypyc both index natively.
+ASCII_CLASS_OF: Final[bytes] = CLASS_OF[:128]
+ASCII_CASED_CLASS_OF: Final[bytes] = CASED_CLASS_OF[:128]
+
+_APOSTROPHE: Final = 0x27
+_CASE_BIT: Final = 0x20  # ASCII letter | 0x20 is the small letter
+
+
+def ascii_contraction_end(data: bytes, i: int, n: int) -> int:
+    """:func:`contraction_end` on ASCII bytes (``data[i]`` an int).
+
+    ``byte | 0x20`` folds the case: of the ASCII characters only ``S`` and ``s`` give ``s``.
+    """
+    if i + 1 >= n or data[i] != _APOSTROPHE:
+        return 0
+    after = data[i + 1] | _CASE_BIT
+    if after == 0x73 or after == 0x74 or after == 0x64 or after == 0x6D:  # s t d m
+        return i + 2
+    if i + 2 < n:
+        last = data[i + 2] | _CASE_BIT
+        if (after == 0x6C and last == 0x6C) or ((after == 0x76 or after == 0x72) and last == 0x65):
+            return i + 3  # ll ve re
+    return 0
+
+
 def contraction_end(text: str, i: int, n: int) -> int:
     """The end of a contraction starting at ``text[i]``, or 0 if none starts there.
 

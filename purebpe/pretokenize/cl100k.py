@@ -41,12 +41,14 @@ from __future__ import annotations
 from typing import List
 
 from ._tables import (
+    ASCII_CLASS_OF,
     CLASS_OF,
     LETTER,
     NUMBER,
     OTHER,
     WHITESPACE,
     TokenSink,
+    ascii_contraction_end,
     compiled_forms,
     contraction_end,
     newline_space_or_class_cut,
@@ -80,6 +82,9 @@ def scan_variant(text: str, counts: TokenSink, max_digits: int, final_run_whole:
     token.  Without it (tiktoken's older string, Llama 3's) such a run still splits after
     its last ``\r`` or ``\n``.
     """
+    if text.isascii():
+        scan_ascii(text, counts, max_digits, final_run_whole)
+        return
     class_of = CLASS_OF
     n = len(text)
     i = 0
@@ -134,6 +139,60 @@ def scan_variant(text: str, counts: TokenSink, max_digits: int, final_run_whole:
         counts[token] = counts.get(token, 0) + 1
 
 
+def scan_ascii(text: str, counts: TokenSink, max_digits: int, final_run_whole: bool) -> None:
+    """:func:`scan_variant` of an ASCII ``text``, read as bytes (``data[i]`` for ``text[i]``:
+    an int, no one-character string, no ``ord``); the same branches in the same order."""
+    class_of = ASCII_CLASS_OF
+    data = text.encode("ascii")
+    n = len(data)
+    i = 0
+    while i < n:
+        start = i
+        byte = data[i]
+        kind = class_of[byte]
+        if byte == 0x27:
+            end = ascii_contraction_end(data, i, n)
+            if end:
+                token = text[i:end]
+                counts[token] = counts.get(token, 0) + 1
+                i = end
+                continue
+        nxt = class_of[data[i + 1]] if i + 1 < n else WHITESPACE
+        if kind == LETTER or (
+            nxt == LETTER and (kind == OTHER or (kind == WHITESPACE and byte != 0x0D and byte != 0x0A))
+        ):
+            i += 1
+            while i < n and class_of[data[i]] == LETTER:
+                i += 1
+        elif kind == NUMBER:
+            i += 1
+            if nxt == NUMBER and max_digits > 1:
+                i += 1
+                if max_digits > 2 and i < n and class_of[data[i]] == NUMBER:
+                    i += 1
+        elif kind == OTHER or (byte == 0x20 and nxt == OTHER):
+            i += 1
+            while i < n and class_of[data[i]] == OTHER:
+                i += 1
+            while i < n and (data[i] == 0x0A or data[i] == 0x0D):
+                i += 1
+        else:
+            end = i + 1
+            while end < n and class_of[data[end]] == WHITESPACE:
+                end += 1
+            last_newline = max(data.rfind(b"\n", start, end), data.rfind(b"\r", start, end))
+            if end == n and (final_run_whole or last_newline < 0):
+                i = n
+            elif last_newline >= 0:
+                i = last_newline + 1
+            elif end - start > 1:
+                i = end - 1
+            else:
+                i = end
+        token = text[start:i]
+        counts[token] = counts.get(token, 0) + 1
+
+
 def re_source(bmp_only: bool) -> str:
     """The pattern for ``re``: classes spelled out, no possessive quantifiers (Python 3.9).
 
@@ -175,4 +234,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return newline_space_or_class_cut(buf, end, b"", _class_change)
 
 
-__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_variant"]
+__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_ascii", "scan_variant"]

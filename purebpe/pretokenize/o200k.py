@@ -43,6 +43,7 @@ from __future__ import annotations
 from typing import Final, List
 
 from ._tables import (
+    ASCII_CASED_CLASS_OF,
     CASED_CLASS_OF,
     CASED_EITHER,
     CASED_LOWER,
@@ -52,6 +53,7 @@ from ._tables import (
     CASED_UPPER,
     CASED_WHITESPACE,
     TokenSink,
+    ascii_contraction_end,
     compiled_forms,
     contraction_end,
     newline_space_or_class_cut,
@@ -125,6 +127,9 @@ def scan(text: str, counts: TokenSink) -> None:
 def scan_variant(text: str, counts: TokenSink, contractions: bool, max_digits: int) -> None:
     r""":func:`scan` for o200k and its cheap variants: ``contractions`` is the optional
     ``(?i:'s|...)`` after a word, ``max_digits`` the ``n`` of ``\p{N}{1,n}`` (3 or 1)."""
+    if text.isascii():
+        scan_ascii(text, counts, contractions, max_digits)
+        return
     class_of = CASED_CLASS_OF
     n = len(text)
     i = 0
@@ -162,6 +167,68 @@ def scan_variant(text: str, counts: TokenSink, contractions: bool, max_digits: i
             while end < n and class_of[ord(text[end])] == CASED_WHITESPACE:
                 end += 1
             last_newline = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
+            if last_newline >= 0:
+                i = last_newline + 1
+            elif end == n or end - start == 1:
+                i = end
+            else:
+                i = end - 1
+        token = text[start:i]
+        counts[token] = counts.get(token, 0) + 1
+
+
+def scan_ascii(text: str, counts: TokenSink, contractions: bool, max_digits: int) -> None:
+    """:func:`scan_variant` of an ASCII ``text``, read as bytes.
+
+    In ASCII there are no letters of no case and no marks, so a word is a run of capitals
+    then a run of small letters (the backtracking of ``UP*LO+`` never arises), led by one
+    character that is neither ``\r``, ``\n``, a letter nor a digit.  The rest is
+    :func:`scan_variant`'s logic with ``data[i]`` for ``text[i]``.
+    """
+    class_of = ASCII_CASED_CLASS_OF
+    data = text.encode("ascii")
+    n = len(data)
+    i = 0
+    while i < n:
+        start = i
+        byte = data[i]
+        kind = class_of[byte]
+        after = class_of[data[i + 1]] if i + 1 < n else CASED_WHITESPACE
+        if (
+            kind == CASED_UPPER
+            or kind == CASED_LOWER
+            or (
+                (after == CASED_UPPER or after == CASED_LOWER)
+                and kind != CASED_NUMBER
+                and byte != 0x0A
+                and byte != 0x0D
+            )
+        ):
+            if kind != CASED_UPPER and kind != CASED_LOWER:
+                i += 1  # the leader
+            while i < n and class_of[data[i]] == CASED_UPPER:
+                i += 1
+            while i < n and class_of[data[i]] == CASED_LOWER:
+                i += 1
+            if contractions and i < n and data[i] == 0x27:
+                i = ascii_contraction_end(data, i, n) or i
+        elif kind == CASED_NUMBER:
+            i += 1
+            if max_digits > 1 and after == CASED_NUMBER:
+                i += 1
+                if max_digits > 2 and i < n and class_of[data[i]] == CASED_NUMBER:
+                    i += 1
+        elif kind == CASED_OTHER or (byte == 0x20 and after == CASED_OTHER):
+            i += 1
+            while i < n and class_of[data[i]] == CASED_OTHER:
+                i += 1
+            while i < n and (data[i] == 0x0A or data[i] == 0x0D or data[i] == 0x2F):
+                i += 1
+        else:
+            end = i + 1
+            while end < n and class_of[data[end]] == CASED_WHITESPACE:
+                end += 1
+            last_newline = max(data.rfind(b"\n", start, end), data.rfind(b"\r", start, end))
             if last_newline >= 0:
                 i = last_newline + 1
             elif end == n or end - start == 1:
@@ -247,6 +314,7 @@ __all__ = [
     "re_split",
     "safe_cut",
     "scan",
+    "scan_ascii",
     "scan_variant",
     "word_end",
 ]
