@@ -19,6 +19,7 @@ receive the tokenizer pickled and start cold; the ids are the same.
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections import deque
 from concurrent.futures import Future
@@ -26,7 +27,7 @@ from itertools import chain
 from typing import Deque, Generator, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._workers import can_fork, ordered_map, stop_workers, worker_pool
-from .errors import PureBPEError
+from .errors import PureBPEError, check_int
 from .pretokenize.chunking import ChunkCutter
 from .readers import Piece, ReadOptions, Source, capped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
@@ -133,10 +134,13 @@ def encode_corpus(
     allowed_special: AllowedSpecial = "all",
     separator: Optional[int] = None,
     dtype: str = "uint32",
-    processes: int = 1,
+    processes: Optional[int] = None,
 ) -> Generator["array[int]", None, None]:
     """The ids of ``texts`` (``(text, starts_document)`` items, see :func:`corpus_texts`),
     as arrays of ``dtype``, in order; ``separator`` after every document.
+
+    ``processes`` (default: this machine's cores) encode in parallel once the texts fill
+    more than the first batch; the ids do not depend on it.
 
     >>> from purebpe import train_from_iterator
     >>> tok = train_from_iterator(["ab ab ab"], 258).tokenizer()
@@ -145,6 +149,8 @@ def encode_corpus(
     """
     if dtype not in TYPECODES:
         raise PureBPEError(f"dtype must be uint16 or uint32, not {dtype!r}")
+    if processes is not None:
+        check_int(processes, "processes", 1)
     typecode = TYPECODES[dtype]
     any_text = [False]
 
@@ -153,7 +159,8 @@ def encode_corpus(
             any_text[0] = True
             yield item
 
-    yield from _encoded(tokenizer, batches(noting(texts)), allowed_special, separator, typecode, processes)
+    workers = processes if processes is not None else os.cpu_count() or 1
+    yield from _encoded(tokenizer, batches(noting(texts)), allowed_special, separator, typecode, workers)
     if separator is not None and any_text[0]:
         yield array(typecode, [separator])
 
