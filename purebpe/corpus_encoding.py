@@ -84,7 +84,7 @@ def _encode_items(
 
 
 def batches(
-    texts: Iterable[Tuple[Piece, bool]], job_chars: int = JOB_CHARS, first_chars: int = FIRST_JOB_CHARS
+    texts: Iterable[Tuple[Piece, bool]], job_chars: Optional[int] = None, first_chars: Optional[int] = None
 ) -> Iterator[EncodeJob]:
     """Items in batches of about ``job_chars`` characters, the first of ``first_chars``
     (a text file's pieces may end up in several; undecoded pieces are counted in bytes).
@@ -92,10 +92,11 @@ def batches(
     >>> [len(items) for items, _ in batches([("ab", True)] * 5, job_chars=4, first_chars=2)]
     [1, 2, 2]
     """
+    job_chars = JOB_CHARS if job_chars is None else job_chars
     batch: List[Tuple[Piece, bool]] = []
     size = 0
     first = True
-    limit = first_chars
+    limit = FIRST_JOB_CHARS if first_chars is None else first_chars
     for piece, starts in texts:
         batch.append((piece, starts))
         size += len(piece) if isinstance(piece, str) else len(piece.data)
