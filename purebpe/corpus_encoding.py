@@ -5,24 +5,41 @@ Parquet, compressed or not) and sends them in batches of about :data:`JOB_CHARS`
 characters to worker processes, each holding the tokenizer; the ids come back as typed
 arrays and are handed on in the order the batches were sent, so the output is the same,
 byte for byte, for any number of processes. A text file is one document, read in pieces cut
-where cutting cannot change the ids. ``separator`` (an id) follows every document.
+where cutting cannot change the ids, and sent undecoded (:class:`purebpe.readers.RawText`):
+the workers decode it. ``separator`` (an id) follows every document.
+
+Where the time goes, end to end: starting the interpreter and loading the tokenizer (about
+half a second), then encoding; a worker that started cold would pay again for the load, for
+an empty word cache and, on PyPy, for compiling the encode loop. So this process encodes
+the first, smaller batch itself (its ids are the output's first) and only then starts the
+workers: where processes are forked (Linux), they inherit the loaded tables, the warm word
+cache and PyPy's compiled code, and start encoding at full speed. Elsewhere (spawn) they
+receive the tokenizer pickled and start cold; the ids are the same.
 """
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections import deque
 from concurrent.futures import Future
+from itertools import chain
 from typing import Deque, Generator, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ._workers import stop_workers, worker_pool
-from .errors import PureBPEError
+from ._workers import can_fork, ordered_map, stop_workers, worker_pool
+from .errors import PureBPEError, check_int
 from .pretokenize.chunking import ChunkCutter
-from .readers import ReadOptions, Source, capped, source_documents
+from .readers import Piece, ReadOptions, Source, capped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
 
 #: Characters of documents per job: large enough to amortise the trip to a worker.
 JOB_CHARS = 1 << 20
+#: Characters of the first job, which this process encodes itself to warm up before the
+#: workers are forked (see the module docstring): small, since nothing runs in parallel yet.
+FIRST_JOB_CHARS = 1 << 18
+#: Bytes of a text file read at a time (the pieces jobs are made of): a fraction of a job,
+#: so that the first job stays small and the others near :data:`JOB_CHARS`.
+PIECE_BYTES = 1 << 18
 #: array typecodes that hold every id below the limit.
 TYPECODES = {"uint16": "H", "uint32": "I"}
 
@@ -30,7 +47,7 @@ TYPECODES = {"uint16": "H", "uint32": "I"}
 #: corpus (no separator before its first document). Each document but the first is preceded
 #: by the separator, and the last is followed by one (:func:`encode_corpus`): the separator
 #: follows every document, wherever the batches were cut.
-EncodeJob = Tuple[List[Tuple[str, bool]], bool]
+EncodeJob = Tuple[List[Tuple[Piece, bool]], bool]
 
 # The worker's tokenizer and options, set once per process by _init_worker.
 _worker: List[object] = []
@@ -59,25 +76,33 @@ def _encode_items(
     texts, corpus_start = items
     ids: List[int] = []
     encode = tokenizer.encode
-    for index, (text, starts) in enumerate(texts):
+    for index, (piece, starts) in enumerate(texts):
         if separator is not None and starts and (index or not corpus_start):
             ids.append(separator)
-        ids.extend(encode(text, allowed))
+        ids.extend(encode(piece if isinstance(piece, str) else piece.text(), allowed))
     return array(typecode, ids)
 
 
-def batches(texts: Iterable[Tuple[str, bool]], job_chars: int = JOB_CHARS) -> Iterator[EncodeJob]:
-    """Items in batches of about ``job_chars`` characters (a text file's pieces may end up
-    in several)."""
-    batch: List[Tuple[str, bool]] = []
+def batches(
+    texts: Iterable[Tuple[Piece, bool]], job_chars: Optional[int] = None, first_chars: Optional[int] = None
+) -> Iterator[EncodeJob]:
+    """Items in batches of about ``job_chars`` characters, the first of ``first_chars``
+    (a text file's pieces may end up in several; undecoded pieces are counted in bytes).
+
+    >>> [len(items) for items, _ in batches([("ab", True)] * 5, job_chars=4, first_chars=2)]
+    [1, 2, 2]
+    """
+    job_chars = JOB_CHARS if job_chars is None else job_chars
+    batch: List[Tuple[Piece, bool]] = []
     size = 0
     first = True
-    for text, starts in texts:
-        batch.append((text, starts))
-        size += len(text)
-        if size >= job_chars:
+    limit = FIRST_JOB_CHARS if first_chars is None else first_chars
+    for piece, starts in texts:
+        batch.append((piece, starts))
+        size += len(piece) if isinstance(piece, str) else len(piece.data)
+        if size >= limit:
             yield batch, first
-            batch, size, first = [], 0, False
+            batch, size, first, limit = [], 0, False, job_chars
     if batch:
         yield batch, first
 
@@ -89,26 +114,34 @@ def corpus_texts(
     skipped: List[int],
     doc_cap: Optional[int] = None,
     max_chars: Optional[int] = None,
-) -> Iterator[Tuple[str, bool]]:
-    """Every document of ``found``, in order, as ``(text, starts_document)``."""
-
-    everything = (item for source in found for item in source_documents(source, options, cutter, skipped))
+) -> Iterator[Tuple[Piece, bool]]:
+    """Every document of ``found``, in order, as ``(text, starts_document)``; a text
+    file's pieces undecoded (:class:`purebpe.readers.RawText`) unless a cap needs their
+    characters counted here."""
     if doc_cap is None and max_chars is None:
-        return everything
+        return (
+            item
+            for source in found
+            for item in source_documents(source, options, cutter, skipped, True, PIECE_BYTES)
+        )
+    everything = (item for source in found for item in source_documents(source, options, cutter, skipped))
     return capped(everything, doc_cap, max_chars)
 
 
 def encode_corpus(
     tokenizer: Tokenizer,
-    texts: Iterable[Tuple[str, bool]],
+    texts: Iterable[Tuple[Piece, bool]],
     *,
     allowed_special: AllowedSpecial = "all",
     separator: Optional[int] = None,
     dtype: str = "uint32",
-    processes: int = 1,
+    processes: Optional[int] = None,
 ) -> Generator["array[int]", None, None]:
     """The ids of ``texts`` (``(text, starts_document)`` items, see :func:`corpus_texts`),
     as arrays of ``dtype``, in order; ``separator`` after every document.
+
+    ``processes`` (default: this machine's cores) encode in parallel once the texts fill
+    more than the first batch; the ids do not depend on it.
 
     >>> from purebpe import train_from_iterator
     >>> tok = train_from_iterator(["ab ab ab"], 258).tokenizer()
@@ -117,15 +150,18 @@ def encode_corpus(
     """
     if dtype not in TYPECODES:
         raise PureBPEError(f"dtype must be uint16 or uint32, not {dtype!r}")
+    if processes is not None:
+        check_int(processes, "processes", 1)
     typecode = TYPECODES[dtype]
     any_text = [False]
 
-    def noting(items: Iterable[Tuple[str, bool]]) -> Iterator[Tuple[str, bool]]:
+    def noting(items: Iterable[Tuple[Piece, bool]]) -> Iterator[Tuple[Piece, bool]]:
         for item in items:
             any_text[0] = True
             yield item
 
-    yield from _encoded(tokenizer, batches(noting(texts)), allowed_special, separator, typecode, processes)
+    workers = processes if processes is not None else os.cpu_count() or 1
+    yield from _encoded(tokenizer, batches(noting(texts)), allowed_special, separator, typecode, workers)
     if separator is not None and any_text[0]:
         yield array(typecode, [separator])
 
@@ -138,14 +174,27 @@ def _encoded(
     typecode: str,
     processes: int,
 ) -> Iterator["array[int]"]:
-    if processes <= 1:
-        for job in jobs:
-            yield _encode_items(tokenizer, job, allowed_special, separator, typecode)
+    # The first job here, warming this process up before the workers are forked (see the
+    # module docstring); every job here with one process.
+    for job in jobs:
+        yield _encode_items(tokenizer, job, allowed_special, separator, typecode)
+        if processes > 1:
+            break
+    following = next(jobs, None)
+    if following is None:
+        return
+    if can_fork():
+        # The forked workers find the tokenizer where encode_job looks for it.
+        _init_worker(tokenizer, allowed_special, separator, typecode)
+        try:
+            yield from ordered_map(encode_job, chain([following], jobs), processes)
+        finally:
+            _worker.clear()
         return
     pool = worker_pool(processes, _init_worker, (tokenizer, allowed_special, separator, typecode))
     pending: Deque["Future[array[int]]"] = deque()
     try:
-        for job in jobs:
+        for job in chain([following], jobs):
             pending.append(pool.submit(encode_job, job))
             if len(pending) >= 2 * processes:
                 yield pending.popleft().result()

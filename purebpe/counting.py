@@ -20,6 +20,7 @@ import tempfile
 from array import array
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from functools import lru_cache
+from itertools import chain, islice
 from pathlib import Path
 from typing import (
     Dict,
@@ -554,7 +555,10 @@ def count_from_iterator(
 ) -> WordCounts:
     """Count the words of an iterable of strings, consumed once and streamed.
 
-    Each string is pre-tokenized on its own (a word never spans two strings).
+    Each string is pre-tokenized on its own (a word never spans two strings). This process
+    iterates and sends the strings to ``processes`` workers (default: this machine's cores,
+    once the texts fill more than one batch of 2 Mi characters); the counts do not depend
+    on it.
     """
     check_iterable_of_texts(texts)
     specials = _check_options(special_tokens, pretokenizer, errors, processes)
@@ -574,8 +578,15 @@ def count_from_iterator(
             yield Job(batch, "<texts>", 0, 1, specials, pretokenizer, errors), size
 
     bar = progress_bar(progress, "count", None, "char", unit_scale=True)
+    batches = jobs()
+    if processes is None and executor is None:
+        # By default this machine's cores, once the texts fill more than one job (a pool
+        # costs more than it saves on less).
+        ahead = list(islice(batches, 2))
+        processes = default_processes(None, None) if len(ahead) > 1 else 1
+        batches = chain(ahead, batches)
     try:
-        words = _run_jobs(jobs(), processes, executor, bar)
+        words = _run_jobs(batches, processes, executor, bar)
     finally:
         bar.close()
     return WordCounts(words, specials, pretokenizer)

@@ -79,7 +79,10 @@ def test_the_other_examples_of_the_page_run_as_written(
             continue
         exec(compile(block, str(DOCS), "exec"), namespace)
         ran += 1
-    assert ran == 4
+    assert ran == 5
+    texts = [row["text"] for row in namespace["rows"]]  # train_from_iterator over a dataset's rows
+    assert namespace["model"].merges == purebpe.train_from_iterator(texts, 300, processes=1).merges
+    assert (b" ", b"fox") in namespace["model"].merges
     whole = purebpe.count(corpus, SPECIALS)
     assert namespace["total"] == whole == WordCounts.load("all.tsv.gz")
     assert WordCounts.load("counts.tsv.gz") == whole  # counted with processes=16

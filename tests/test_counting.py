@@ -307,3 +307,24 @@ def test_count_job_is_the_unit_of_parallel_work() -> None:
     text = "hello world<|endoftext|>hello"
     job = (text.encode(), "x", 0, 1, ("<|endoftext|>",), "gpt2", "strict")
     assert count_job(job) == {b"hello": 2, b" world": 1}
+
+
+def test_train_from_iterator_uses_every_core_by_default_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    used: List[object] = []
+    run_jobs = counting._run_jobs
+
+    def noting(jobs, processes, *args, **kwargs):  # type: ignore[no-untyped-def]
+        used.append(processes)
+        return run_jobs(jobs, processes, *args, **kwargs)
+
+    monkeypatch.setattr(counting, "_run_jobs", noting)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    texts = [f"doc {i}: ab cd abcd ab{i % 97} " * 40 for i in range(3_000)]  # > 2 Mi characters
+    default = purebpe.train_from_iterator(iter(texts), 300)
+    serial = purebpe.train_from_iterator(iter(texts), 300, processes=1)
+    assert used == [2, 1]
+    assert default.merges == serial.merges
+    purebpe.train_from_iterator(iter(["a short text"]), 260)
+    assert used[-1] == 1  # one batch: no pool

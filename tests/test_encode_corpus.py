@@ -281,3 +281,35 @@ def test_stdin_and_a_fifo_encode_with_two_processes(setup: Path) -> None:
         )
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout == expected and expected.strip()
+
+
+def test_many_jobs_in_workers_give_the_ids_of_one_process(setup: Path, monkeypatch: Any) -> None:
+    # Small pieces and jobs, so that these small files make many jobs for the workers
+    # (the first one encoded by this process, the rest in forked workers).
+    from purebpe import corpus_encoding
+    from purebpe.corpus_encoding import corpus_texts, encode_corpus
+    from purebpe.pretokenize.chunking import ChunkCutter
+    from purebpe.readers import read_options, sources
+
+    monkeypatch.setattr(corpus_encoding, "PIECE_BYTES", 2048)
+    monkeypatch.setattr(corpus_encoding, "FIRST_JOB_CHARS", 4096)
+    monkeypatch.setattr(corpus_encoding, "JOB_CHARS", 8192)
+    tokenizer = purebpe.load(setup / "tok").tokenizer()
+    separator = tokenizer.encode_single_token(SEP)
+    expected = tokenizer.encode((setup / "joined.txt").read_text(encoding="utf-8")) + [separator]
+    cutter = ChunkCutter([SEP], tokenizer.pretokenizer, reserve=len(SEP))
+    for name in ("joined.txt", "docs.jsonl"):
+        for processes in (1, 2, 3):
+            texts = corpus_texts(sources([str(setup / name)]), read_options(), cutter, [0])
+            arrays = list(encode_corpus(tokenizer, texts, separator=separator, processes=processes))
+            assert len(arrays) > 10
+            # The text file holds the separator between documents; the JSON lines records
+            # are separated by --doc-separator: the same ids.
+            assert [i for a in arrays for i in a] == expected, (name, processes)
+    # Bad UTF-8 met by a worker (pieces are decoded there) is named by its file and offset.
+    bad = setup / "bad-late.txt"
+    good = (setup / "joined.txt").read_bytes()
+    bad.write_bytes(good + b"\xff tail")
+    texts = corpus_texts(sources([str(bad)]), read_options(), cutter, [0])
+    with pytest.raises(purebpe.InputError, match=f"bad-late.txt.*offset {len(good)}"):
+        list(encode_corpus(tokenizer, texts, processes=2))

@@ -17,10 +17,22 @@ import io
 import os
 import sys
 from contextlib import contextmanager, nullcontext
-from typing import Any, BinaryIO, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from typing import (
+    Any,
+    BinaryIO,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    NamedTuple,
+    Optional,
+    Tuple,
+    Union,
+    overload,
+)
 
 from ..errors import InputError, PureBPEError
-from ..pretokenize.chunking import ChunkCutter, decode_chunk, read_chunks
+from ..pretokenize.chunking import CHUNK_BYTES, ChunkCutter, decode_chunk, read_chunks
 from .compression import STREAM_ERRORS, Prefixed, decompressed, read_head, stream_error
 from .inputs import LAYOUTS, STDIN, Source, check_unchanged, expand, recognise, signature_of
 from .jsonl import key_path, records
@@ -55,6 +67,41 @@ def read_options(text_key: str = "text", column: str = "text", errors: str = "st
     if not isinstance(column, str) or not column:
         raise PureBPEError(f"column must be a column name, not {column!r}")
     return ReadOptions(key_path(text_key), column, errors)
+
+
+class RawText(NamedTuple):
+    """A piece of a text file not decoded yet: whoever consumes it decodes it
+    (:meth:`text`), so that a worker process, not the reader, pays for the decoding and the
+    piece crosses a pipe as the bytes it already is."""
+
+    data: bytes
+    #: Where the piece is, for the message of a decoding error.
+    name: str
+    offset: int
+    line: int
+    #: ``"strict"`` or ``"replace"``.
+    errors: str
+
+    def text(self) -> str:
+        """The piece decoded (bad UTF-8 is an :class:`InputError` naming file, offset and line).
+
+        >>> RawText(b"caf\\xc3\\xa9", "f.txt", 0, 1, "strict").text()
+        'café'
+        """
+        return decode_chunk(self.data, self.name, self.offset, self.line, self.errors)
+
+
+#: A document, or a piece of one: text, or a text file's bytes not decoded yet.
+Piece = Union[str, RawText]
+
+
+def as_text(piece: Piece) -> str:
+    """A piece as text (:meth:`RawText.text` for one not decoded yet).
+
+    >>> as_text("ab"), as_text(RawText(b"ab", "f.txt", 0, 1, "strict"))
+    ('ab', 'ab')
+    """
+    return piece if isinstance(piece, str) else piece.text()
 
 
 class Part(NamedTuple):
@@ -168,17 +215,45 @@ def checked_stream(raw: BinaryIO, source: Source, errors: str, skipped: List[int
     return io.BufferedReader(_Checked(data, source, errors, skipped), 1 << 20)
 
 
+@overload
 def documents(
     part: Part,
     options: ReadOptions,
     cutter: ChunkCutter,
     skipped: List[int],
     stream: Optional[BinaryIO] = None,
-) -> Iterator[Tuple[str, bool]]:
+    raw: Literal[False] = False,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Tuple[str, bool]]: ...
+
+
+@overload
+def documents(
+    part: Part,
+    options: ReadOptions,
+    cutter: ChunkCutter,
+    skipped: List[int],
+    stream: Optional[BinaryIO],
+    raw: bool,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Tuple[Piece, bool]]: ...
+
+
+def documents(
+    part: Part,
+    options: ReadOptions,
+    cutter: ChunkCutter,
+    skipped: List[int],
+    stream: Optional[BinaryIO] = None,
+    raw: bool = False,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Tuple[Piece, bool]]:
     """``(text, starts_document)`` for every document (or text piece) of ``part``, in order.
 
     ``stream`` is the opened input of a stream source; a regular file is opened here.
-    Bad records are counted in ``skipped[0]`` with ``errors="skip"``.
+    Bad records are counted in ``skipped[0]`` with ``errors="skip"``. With ``raw``, a text
+    file's pieces (of about ``chunk_bytes``) come out as :class:`RawText`, left to the
+    consumer to decode.
     """
     source = part.source
     name = source.name
@@ -189,8 +264,8 @@ def documents(
                 yield text, True
         check_unchanged(source)
         return
-    with _opened(part, stream) as raw:
-        data = checked_stream(raw, source, options.errors, skipped)
+    with _opened(part, stream) as opened:
+        data = checked_stream(opened, source, options.errors, skipped)
         if source.layout == "jsonl":
             texts = records(
                 data, name, options.keys, options.errors, skipped, part.length, part.first_line, part.start
@@ -200,23 +275,51 @@ def documents(
         else:
             decode_errors = "replace" if options.errors == "replace" else "strict"
             first = True
-            for chunk, offset, line in read_chunks(data, cutter):
-                yield decode_chunk(chunk, name, offset, line, decode_errors), first
+            for chunk, offset, line in read_chunks(data, cutter, chunk_bytes):
+                piece = RawText(chunk, name, offset, line, decode_errors)
+                yield (piece if raw else piece.text()), first
                 first = False
         if source.signature is not None:
-            check_unchanged(source, raw.fileno())
+            check_unchanged(source, opened.fileno())
+
+
+@overload
+def source_documents(
+    source: Source,
+    options: ReadOptions,
+    cutter: ChunkCutter,
+    skipped: List[int],
+    raw: Literal[False] = False,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Tuple[str, bool]]: ...
+
+
+@overload
+def source_documents(
+    source: Source,
+    options: ReadOptions,
+    cutter: ChunkCutter,
+    skipped: List[int],
+    raw: bool,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Tuple[Piece, bool]]: ...
 
 
 def source_documents(
-    source: Source, options: ReadOptions, cutter: ChunkCutter, skipped: List[int]
-) -> Iterator[Tuple[str, bool]]:
+    source: Source,
+    options: ReadOptions,
+    cutter: ChunkCutter,
+    skipped: List[int],
+    raw: bool = False,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Tuple[Piece, bool]]:
     """:func:`documents` of a whole source: a regular file, or a stream opened here
     (:func:`open_stream`)."""
     if source.seekable:
-        yield from documents(Part(source), options, cutter, skipped)
+        yield from documents(Part(source), options, cutter, skipped, None, raw, chunk_bytes)
         return
     with open_stream(source) as (known, stream):
-        yield from documents(Part(known), options, cutter, skipped, stream)
+        yield from documents(Part(known), options, cutter, skipped, stream, raw, chunk_bytes)
 
 
 def _row_group_count(source: Source, options: ReadOptions) -> int:

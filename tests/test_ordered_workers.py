@@ -1,0 +1,79 @@
+"""``purebpe._workers.ordered_map``: jobs computed in forked workers, handed back in order;
+a failing job raises in its turn, a dead worker fails the run in one line, and no worker
+outlives the map."""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Iterator, List
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from purebpe._workers import can_fork, ordered_map
+from purebpe.errors import InputError, PureBPEError
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="ordered_map forks its workers")
+
+
+def _reversed_bytes(job: bytes) -> bytes:
+    return job[::-1]
+
+
+def _fail_on_seven(job: int) -> int:
+    if job == 7:
+        raise InputError("job 7 is bad", "jobs.txt", line=7)
+    return job * 2
+
+
+def _die_on_three(job: int) -> int:
+    if job == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return job
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@settings(max_examples=15)
+@given(sizes=st.lists(st.integers(0, 300_000), max_size=12), processes=st.integers(1, 3))
+def test_results_come_back_in_job_order(sizes: List[int], processes: int) -> None:
+    # Jobs and results larger than a pipe's buffer: neither side may wait on the other.
+    jobs = [bytes([i % 251]) * size + bytes(range(i % 7)) for i, size in enumerate(sizes)]
+    assert list(ordered_map(_reversed_bytes, jobs, processes)) == [job[::-1] for job in jobs]
+
+
+def test_a_failed_job_raises_in_its_turn_after_the_results_before_it() -> None:
+    results: List[int] = []
+    with pytest.raises(InputError, match="jobs.txt, line 7: job 7 is bad"):
+        for result in ordered_map(_fail_on_seven, range(20), 2):
+            results.append(result)
+    assert results == [2 * i for i in range(7)]
+
+
+def test_a_dead_worker_fails_the_map_in_one_line() -> None:
+    with pytest.raises(PureBPEError, match="a worker process died"):
+        list(ordered_map(_die_on_three, range(10), 2))
+
+
+def test_closing_the_map_early_ends_its_workers() -> None:
+    pids: List[int] = []
+
+    def jobs() -> Iterator[int]:
+        yield 1
+        import multiprocessing
+
+        pids.extend(child.pid for child in multiprocessing.active_children() if child.pid)
+        yield from range(100)
+
+    results = ordered_map(abs, jobs(), 2)
+    assert next(results) == 1
+    results.close()
+    assert pids and not any(_alive(pid) for pid in pids)
