@@ -77,6 +77,7 @@ def sizes(args: argparse.Namespace) -> List[Table]:
             args.python,
             "--pypy",
             args.pypy or "none",
+            "--compiled" if args.compiled else "--no-compiled",
             "--rounds",
             str(args.rounds),
         ] + (["--quick"] if args.quick else [])
