@@ -485,15 +485,17 @@ def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequenc
         sums = array("q", [0]) * (mask + 1) if total < 1 << 63 else [0] * (mask + 1)
     for group, weight in enumerate(weights):
         p, end = starts[group], starts[group + 1]
-        while p < end:  # p: a token start; one flat loop over the group's sequences
-            x = tokens[p]
+        x = tokens[p]  # (a group holds at least one sequence)
+        while p < end:  # p: a token start, x its token; one flat loop over the group's sequences
             q = p + token_len[x]
             y = tokens[q]
             if y == mark:  # the sequence ends; the next one starts after the separator
                 p = q + 1
+                x = tokens[p] if p < end else mark
                 continue
             sums[(x * HASH_MULTIPLIER + y) & mask] += weight
-            p = q
+            p, x = q, y  # y is the next token: each cell is read once (in the compiled
+            # build, a read of an array cell costs two int objects)
     return sums
 
 
@@ -509,12 +511,13 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
     tracked = state.pair_counts
     lists: Dict[int, Positions] = {}
     p, end = 1, len(tokens)
+    x = tokens[p] if p < end else mark
     while p < end:  # as in bucket_sums, over all groups at once (counts come later)
-        x = tokens[p]
         q = p + token_len[x]
         y = tokens[q]
         if y == mark:
             p = q + 1
+            x = tokens[p] if p < end else mark
             continue
         bucket = (x * HASH_MULTIPLIER + y) & mask
         if low <= bucket < high and sums[bucket] >= floor:
@@ -525,7 +528,7 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
                     lists[pair] = array(position_type, [p])
                 else:
                     positions.append(p)
-        p = q
+        p, x = q, y
     return lists
 
 
