@@ -374,9 +374,14 @@ def run_child(
 def child_environment(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """This process's environment updated with ``env``, the repository on ``PYTHONPATH``
     after ``env``'s (a compiled build, which holds only ``purebpe``) and before this
-    process's."""
+    process's; byte code is written (``PYTHONDONTWRITEBYTECODE`` is dropped)."""
     paths = [(env or {}).get("PYTHONPATH"), str(ROOT), os.environ.get("PYTHONPATH")]
-    return dict(os.environ, **dict(env or {}, PYTHONPATH=os.pathsep.join(p for p in paths if p)))
+    merged = dict(os.environ, **dict(env or {}, PYTHONPATH=os.pathsep.join(p for p in paths if p)))
+    # Children write and reuse byte code, as an installed package has it: without, each
+    # child compiles purebpe's sources again (0.06 s of CPython's start-up, 0.07 s of
+    # PyPy's), which its peers, installed, never pay.
+    merged.pop("PYTHONDONTWRITEBYTECODE", None)
+    return merged
 
 
 #: Where :func:`compiled_build` keeps its builds, one folder per source digest.

@@ -5,6 +5,7 @@ included, its timing statistics, its options, and the tables it records for
 from __future__ import annotations
 
 import doctest
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -112,6 +113,13 @@ def test_child_that_ran_pure_python_where_a_build_was_asked_for(toy: Dict[str, s
     build = built_copy(tmp_path / "pure", compiled=False)
     with pytest.raises(ChildFailed, match="ran pure Python, not the build in"):
         run_child("toy_child", {"n": 1}, env=toy, compiled=build)
+
+
+def test_children_write_byte_code_as_an_installed_package_has_it(monkeypatch: Any) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = _harness.child_environment({"PYTHONPATH": "/build"})
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["PYTHONPATH"].split(os.pathsep)[:2] == ["/build", str(ROOT)]
 
 
 def test_source_digest_follows_the_package_sources(tmp_path: Path) -> None:
