@@ -321,8 +321,15 @@ def compare(args: argparse.Namespace) -> List[Table]:
     """Per corpus: the main table and, where ``incremental`` ran, the speed-up table."""
     vocab = 500 if args.quick else args.vocab
     plan = contenders(args)
-    header = "; ".join(sorted({f"{c.label}: {interpreter_label(c.interpreter)}" for c in plan}))
-    header += "; CPython-compiled: purebpe built with mypyc (docs/compiled.md)" if args.compiled else ""
+    header = "; ".join(
+        sorted(
+            {
+                f"{c.label}: {interpreter_label(c.interpreter)}"
+                + (", purebpe compiled with mypyc (docs/compiled.md)" if c.compiled else "")
+                for c in plan
+            }
+        )
+    )
     tables = []
     for path in args.corpus:
         label = "pydoc_data.topics" if path.name == "pydoc_data.topics.txt" else path.name
