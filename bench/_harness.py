@@ -679,7 +679,7 @@ class Script:
     def show(self, table: Table, save: bool) -> None:
         """Print ``table``; record it unless ``save`` is false or the table says not to.
         The notes get the load average at the start: a busy machine slows wall time."""
-        load = f"Load average {self.load:.2f} at the start, {os.cpu_count()} CPUs."
+        load = f"Load average {self.load:.2f} at the start, {os.cpu_count()} CPUs (a shared machine)."
         table.notes = f"{table.notes.rstrip('.')}. {load}" if table.notes else load
         print(
             f"\n### {table.title or self.name}\n\n{table.markdown()}\n"
