@@ -20,7 +20,8 @@ does once for all of them:
 * **options** shared by every script: ``--rounds`` (``--repeat``), ``--quick`` (the
   smallest corpus, one round, nothing recorded: to check a script end to end), ``--no-record``, ``--only``;
   where the script asks for them, ``--python``/``--pypy`` (the interpreters its children
-  run on) and ``--corpus``/``--corpora`` (the texts; bare names are looked up in the
+  run on), ``--compiled``/``--no-compiled`` (a CPython child on the mypyc-compiled build
+  too, see :func:`compiled_build`) and ``--corpus``/``--corpora`` (the texts; bare names are looked up in the
   shared corpora directory, ``pydoc`` is the ``pydoc_data`` text every Python ships);
 * **timing**: :func:`measure` and :func:`measure_each` (interleaved) time a cold pass then
   ``rounds`` warm ones, with wall time and CPU time (this process's and its reaped
@@ -319,21 +320,39 @@ def run_child(
     python: str = sys.executable,
     env: Optional[Mapping[str, str]] = None,
     timeout: Optional[float] = None,
+    compiled: Optional[Path] = None,
 ) -> Result:
     """Run ``python -m module --child JSON(spec)`` and return the dict its last line holds,
     with what the parent measured added: ``child_wall_s``, ``child_cpu_s`` (user + system
     of the child and every process it reaped) and ``stderr``; the child adds its own
     ``peak_rss_mb``. The child's environment is :func:`child_environment`'s, so this
     checkout's purebpe and ``bench`` are what run.
+    ``compiled`` (a :func:`compiled_build` folder) puts that build of purebpe first on the
+    child's path (and runs the child there: paths in ``spec`` must be absolute), and
+    checks that the child ran on its extensions.
     Raises :class:`ChildFailed` when the child exits non-zero, runs over ``timeout``
-    seconds, or prints no JSON last line.
+    seconds, prints no JSON last line, or ran pure Python where ``compiled`` was asked for.
     """
     command = [python, "-m", module, "--child", json.dumps(spec)]
-    what = f"{module} child on {Path(python).name} ({json.dumps(spec)[:120]})"
+    what = (
+        f"{module} child on {Path(python).name}{' (compiled)' if compiled else ''} ({json.dumps(spec)[:120]})"
+    )
+    if compiled is not None:
+        env = dict(
+            env or {},
+            PYTHONPATH=os.pathsep.join(p for p in (str(compiled), (env or {}).get("PYTHONPATH")) if p),
+        )
     wall, cpu = time.perf_counter(), children_cpu_seconds()
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, env=child_environment(env), timeout=timeout
+            command,
+            capture_output=True,
+            text=True,
+            env=child_environment(env),
+            timeout=timeout,
+            # ``-m`` puts the working directory first on the path: in the checkout, its
+            # pure purebpe would shadow the build (which holds no ``bench``).
+            cwd=compiled,
         )
     except subprocess.TimeoutExpired as expired:
         stderr = expired.stderr.decode("utf-8", "replace") if isinstance(expired.stderr, bytes) else ""
@@ -346,15 +365,83 @@ def run_child(
         result: Result = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         raise ChildFailed(what, f"no JSON report on its last line: {last}", done.stderr[-3000:]) from None
+    if compiled is not None and not result.get("compiled"):
+        raise ChildFailed(what, f"ran pure Python, not the build in {compiled}", done.stderr[-3000:])
     result.update(child_wall_s=wall, child_cpu_s=cpu, stderr=done.stderr)
     return result
 
 
 def child_environment(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
-    """This process's environment updated with ``env``, the repository first on
-    ``PYTHONPATH`` (then ``env``'s, then this process's)."""
-    paths = [str(ROOT), (env or {}).get("PYTHONPATH"), os.environ.get("PYTHONPATH")]
-    return dict(os.environ, **dict(env or {}, PYTHONPATH=os.pathsep.join(p for p in paths if p)))
+    """This process's environment updated with ``env``, the repository on ``PYTHONPATH``
+    after ``env``'s (a compiled build, which holds only ``purebpe``) and before this
+    process's; byte code is written (``PYTHONDONTWRITEBYTECODE`` is dropped)."""
+    paths = [(env or {}).get("PYTHONPATH"), str(ROOT), os.environ.get("PYTHONPATH")]
+    merged = dict(os.environ, **dict(env or {}, PYTHONPATH=os.pathsep.join(p for p in paths if p)))
+    # Children write and reuse byte code, as an installed package has it: without, each
+    # child compiles purebpe's sources again (0.06 s of CPython's start-up, 0.07 s of
+    # PyPy's), which its peers, installed, never pay.
+    merged.pop("PYTHONDONTWRITEBYTECODE", None)
+    return merged
+
+
+#: Where :func:`compiled_build` keeps its builds, one folder per source digest.
+COMPILED_CACHE = Path(
+    os.environ.get("PUREBPE_COMPILED_CACHE", Path.home() / ".cache" / "purebpe-bench" / "compiled")
+)
+
+
+def source_digest(root: Path = ROOT) -> str:
+    """A digest of what the compiled build is made from: ``setup.py``, ``pyproject.toml``
+    and every ``.py`` file of the package (changed code, a new build)."""
+    h = hashlib.sha256()
+    for path in [root / "setup.py", root / "pyproject.toml"] + sorted((root / "purebpe").rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=None)
+def compiled_build(python: str = sys.executable) -> Path:
+    """A folder holding this checkout's ``purebpe`` as the mypyc-compiled build for
+    ``python`` (``PUREBPE_COMPILE=1``, docs/compiled.md), to put first on a child's
+    ``PYTHONPATH``. Built once per source digest (a minute or two) into
+    :data:`COMPILED_CACHE`, from a copy of the sources (the checkout gets no ``build/``),
+    with the mypy installed for ``python``; raises :class:`ChildFailed` when the build
+    fails (no mypy or no C compiler)."""
+    target = COMPILED_CACHE / f"{source_digest()}-{interpreter_label(python).replace(' ', '-')}"
+    if (target / "purebpe").is_dir():
+        return target
+    with tempfile.TemporaryDirectory(prefix="purebpe-compile-") as scratch:
+        source = Path(scratch) / "src"
+        source.mkdir()
+        for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
+            if (ROOT / name).exists():
+                shutil.copy2(ROOT / name, source / name)
+        shutil.copytree(
+            ROOT / "purebpe", source / "purebpe", ignore=shutil.ignore_patterns("__pycache__", "*.so")
+        )
+        print(f"building the compiled purebpe for {python} (once per source digest) ...", file=sys.stderr)
+        # build_ext --inplace: the extensions land beside their sources (and mypyc's shared
+        # runtime library beside the package), which is what a child imports.
+        command = [python, "setup.py", "-q", "build_ext", "--inplace", "-j", str(os.cpu_count() or 1)]
+        built = subprocess.run(
+            command, cwd=source, capture_output=True, text=True, env=dict(os.environ, PUREBPE_COMPILE="1")
+        )
+        if built.returncode != 0 or not list((source / "purebpe").glob("core.*.so")):
+            raise ChildFailed(
+                "the compiled build", f"setup.py build_ext exit {built.returncode}", built.stderr[-3000:]
+            )
+        shutil.rmtree(source / "build", ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.move(str(source), str(target))
+    return target
+
+
+def running_compiled() -> bool:
+    """Whether this process's purebpe is the compiled build (its ``core`` an extension)."""
+    import purebpe.core
+
+    return not purebpe.core.__file__.endswith(".py")
 
 
 @lru_cache(maxsize=None)
@@ -382,6 +469,19 @@ def importable(python: str, module: str) -> bool:
         )
     except OSError:
         return False
+
+
+def find_compiled(python: str) -> Optional[Path]:
+    """The compiled build for ``python`` (see :func:`compiled_build`), or ``None`` (said on
+    stderr) where it cannot be built: no mypyc there, or the build failed."""
+    if not importable(python, "mypyc"):
+        print(f"(no mypyc for {python}: no compiled rows)", file=sys.stderr)
+        return None
+    try:
+        return compiled_build(python)
+    except ChildFailed as failure:
+        print(f"{failure.tail}\n({failure}: no compiled rows)", file=sys.stderr)
+        return None
 
 
 def find_pypy(given: Optional[str]) -> Optional[str]:
@@ -501,6 +601,13 @@ class Script:
             parser.add_argument(
                 "--pypy", help="a PyPy to run purebpe on too ('none': none; default $PUREBPE_PYPY or pypy3)"
             )
+            parser.add_argument(
+                "--compiled",
+                action=argparse.BooleanOptionalAction,
+                default=True,
+                help="run purebpe on the mypyc-compiled build of --python too (built once per "
+                "source digest into $PUREBPE_COMPILED_CACHE; default on; --no-compiled: not)",
+            )
 
     def option(self, *names: str, **kwargs: Any) -> None:
         """Add a script's own option (``argparse.add_argument``'s arguments)."""
@@ -533,6 +640,8 @@ class Script:
             args.corpus = [corpus_path(n, args.corpora, args.quick) for n in names if _found(n, args.corpora)]
         if hasattr(args, "pypy"):
             args.pypy = find_pypy(args.pypy)
+        if hasattr(args, "compiled"):
+            args.compiled = find_compiled(args.python) if args.compiled else None
         return args
 
     def main(self, argv: Optional[Sequence[str]] = None) -> int:
@@ -542,6 +651,7 @@ class Script:
             assert self.child_side is not None, f"{self.name} has no child side"
             result = self.child_side(json.loads(args.child))
             result.setdefault("peak_rss_mb", peak_rss_mb())
+            result.setdefault("compiled", running_compiled())
             print(json.dumps(result))  # the report: the last line of stdout
             return 0
         self.load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -569,7 +679,7 @@ class Script:
     def show(self, table: Table, save: bool) -> None:
         """Print ``table``; record it unless ``save`` is false or the table says not to.
         The notes get the load average at the start: a busy machine slows wall time."""
-        load = f"Load average {self.load:.2f} at the start, {os.cpu_count()} CPUs."
+        load = f"Load average {self.load:.2f} at the start, {os.cpu_count()} CPUs (a shared machine)."
         table.notes = f"{table.notes.rstrip('.')}. {load}" if table.notes else load
         print(
             f"\n### {table.title or self.name}\n\n{table.markdown()}\n"

@@ -39,9 +39,11 @@ FORMAT = "purebpe-bench-results-1"
 
 def interpreter_name() -> str:
     """``"CPython 3.11.7"``, ``"PyPy 3.9.18"``: the key results are filed under;
-    ``"CPython 3.11.7 compiled"`` where purebpe is the mypyc build (docs/compiled.md)."""
-    core = sys.modules.get("purebpe.core")
-    compiled = " compiled" if core is not None and not str(core.__file__).endswith(".py") else ""
+    ``"CPython 3.11.7 compiled"`` where purebpe is the mypyc-compiled build
+    (``python -m bench.compiled``)."""
+    import purebpe.core
+
+    compiled = "" if purebpe.core.__file__.endswith(".py") else " compiled"
     return f"{platform.python_implementation()} {platform.python_version()}{compiled}"
 
 

@@ -167,8 +167,8 @@ def encode_throughput(args: argparse.Namespace) -> Table:
     chunks = chunks_of(text)
     vocab_size = 1000 if args.quick else args.vocab_size
     spec = {
-        "corpus": str(corpus),
-        "model_dir": str(ensure_model(corpus, vocab_size, Path(args.workdir))),
+        "corpus": str(corpus.resolve()),
+        "model_dir": str(ensure_model(corpus, vocab_size, Path(args.workdir)).resolve()),
         "rounds": args.rounds,
         "profile": args.profile,
     }
@@ -177,6 +177,10 @@ def encode_throughput(args: argparse.Namespace) -> Table:
     if args.pypy:
         print(f"running the purebpe side on {args.pypy} ...", file=sys.stderr)
         theirs = run_child("bench.bench_encode", spec, python=args.pypy)
+    compiled: Dict[str, Any] = {}
+    if args.compiled:
+        print("running the purebpe side on the compiled build ...", file=sys.stderr)
+        compiled = run_child("bench.bench_encode", spec, python=args.python, compiled=args.compiled)
     here, notes = interpreter_name(), []
     rows = []
 
@@ -202,12 +206,18 @@ def encode_throughput(args: argparse.Namespace) -> Table:
         ]
         if vocab in theirs and theirs[vocab]["digest"] != ours[vocab]["digest"]:
             notes.append(f"**{vocab}: purebpe's ids on PyPy differ from CPython's!**")
+        if vocab in compiled and compiled[vocab]["digest"] != ours[vocab]["digest"]:
+            notes.append(f"**{vocab}: purebpe's ids on the compiled build differ from pure CPython's!**")
         base = peers["tiktoken"]["warm"]
         for name, figures in peers.items():
             row(vocab, name, here, figures, base)
         row(vocab, f"purebpe ({ENGINE})", here, ours[vocab], base)
         if "scanner" in ours[vocab]:
             row(vocab, "purebpe (scanner)", here, ours[vocab]["scanner"], base)
+        if vocab in compiled:
+            row(vocab, f"purebpe ({ENGINE})", here + " compiled", compiled[vocab], base)
+            if "scanner" in compiled[vocab]:
+                row(vocab, "purebpe (scanner)", here + " compiled", compiled[vocab]["scanner"], base)
         if vocab in theirs:
             row(vocab, "purebpe (scanner)", interpreter_label(args.pypy), theirs[vocab], base)
     if args.profile:
@@ -224,7 +234,7 @@ def encode_throughput(args: argparse.Namespace) -> Table:
                         print(f"  {stage:32} {seconds:7.3f} s", file=sys.stderr)
     return Table(
         rows,
-        interpreter="all" if theirs else None,  # PyPy's figures come from this same run
+        interpreter="all" if theirs or compiled else None,  # the children's figures: this same run
         title=f"Encode throughput on {corpus.name} ({size_mb:.1f} MB), purebpe vs tiktoken and HF tokenizers",
         notes=f"~1 MiB pieces, process CPU time, warm = best of {args.rounds}; ratio = warm throughput / "
         "tiktoken's on CPython in the same run. ids identical across encoders: "

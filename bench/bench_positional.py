@@ -212,35 +212,40 @@ def common_prefix(a: List[List[str]], b: List[List[str]]) -> int:
 
 @script.register
 def peer(args: argparse.Namespace) -> Table:
-    contenders: List[Tuple[str, str, Dict[str, Any]]] = []  # (label, interpreter, spec)
+    # (label, interpreter, spec, the compiled build it runs on or None)
+    contenders: List[Tuple[str, str, Dict[str, Any], Optional[Path]]] = []
     hf_python = next((i for i in (args.python, "python3") if importable(i, "tokenizers")), None)
     if hf_python:
         for threads in (1, os.cpu_count() or 1):
             label = f"HF tokenizers, {threads} thread{'s' if threads > 1 else ''}"
-            contenders.append((label, hf_python, {"tool": "tokenizers", "threads": threads}))
+            contenders.append((label, hf_python, {"tool": "tokenizers", "threads": threads}, None))
     for python in interpreters(args):
-        contenders.append((f"purebpe positional, {interpreter_label(python)}", python, {"tool": "purebpe"}))
-    runs: Dict[str, List[Result]] = {label: [] for label, _, _ in contenders}
+        label = f"purebpe positional, {interpreter_label(python)}"
+        contenders.append((label, python, {"tool": "purebpe"}, None))
+        if python == args.python and args.compiled:
+            contenders.append((label + " compiled", python, {"tool": "purebpe"}, args.compiled))
+    runs: Dict[str, List[Result]] = {label: [] for label, _, _, _ in contenders}
     for round_ in range(args.rounds):
-        for label, python, spec in contenders:
+        for label, python, spec, compiled in contenders:
             runs[label].append(
                 run_child(
                     "bench.bench_positional",
-                    dict(spec, corpus=str(zh(args)), vocab=vocab(args)),
+                    dict(spec, corpus=str(zh(args).resolve()), vocab=vocab(args)),
                     python=python,
+                    compiled=compiled,
                 )
             )
             print(f"  round {round_ + 1}: {label}: {runs[label][-1]['total_s']:.2f} s", file=sys.stderr)
-    keys = ("count_s", "merge_s", "total_s", "peak_rss_mb", "train_rss_growth_mb")
+    keys = ("count_s", "merge_s", "total_s", "child_cpu_s", "peak_rss_mb", "train_rss_growth_mb")
     median = {
         label: {key: statistics.median(r[key] for r in rs) for key in keys} for label, rs in runs.items()
     }
-    reference = median[contenders[0][0]]["total_s"] if hf_python else None
-    ours = [runs[label][0]["merges"] for label, _, spec in contenders if spec["tool"] == "purebpe"]
+    reference = median[contenders[0][0]] if hf_python else None
+    ours = [runs[label][0]["merges"] for label, _, spec, _ in contenders if spec["tool"] == "purebpe"]
     if len({digest(m) for m in ours}) > 1:
         raise SystemExit("purebpe runs on different interpreters learned different merges")
     rows = []
-    for label, _, _spec in contenders:
+    for label, _, _spec, _ in contenders:
         m, merges = median[label], runs[label][0]["merges"]
         rows.append(
             {
@@ -248,7 +253,9 @@ def peer(args: argparse.Namespace) -> Table:
                 "count s": f"{m['count_s']:.2f}",
                 "merge s": f"{m['merge_s']:.2f}",
                 "total s": f"{m['total_s']:.2f}",
-                "ratio": f"{m['total_s'] / reference:.2f}" if reference else "-",
+                "ratio": f"{m['total_s'] / reference['total_s']:.2f}" if reference else "-",
+                "CPU s": f"{m['child_cpu_s']:.2f}",
+                "CPU ratio": f"{m['child_cpu_s'] / reference['child_cpu_s']:.2f}" if reference else "-",
                 "peak RSS MB": f"{m['peak_rss_mb']:.0f}",
                 "RSS growth in training MB": f"{m['train_rss_growth_mb']:.1f}",
                 "merges": (

@@ -161,12 +161,22 @@ def train_bpeasy(corpus: str, vocab: int) -> Result:
 class Contender(NamedTuple):
     name: str
     interpreter: str
-    label: str  # CPython or PyPy
+    label: str  # CPython, CPython-compiled or PyPy
     spec: Dict[str, Any]
+    compiled: Optional[Path] = None  # the compiled build the child runs on
+
+
+def purebpe_interpreters(args: argparse.Namespace) -> List[Tuple[str, str, Optional[Path]]]:
+    """``(label, interpreter, compiled build)`` for each build purebpe runs on: CPython,
+    CPython on the mypyc-compiled build (``--compiled``, the default) and PyPy."""
+    return (
+        [("CPython", args.python, None)]
+        + ([("CPython-compiled", args.python, args.compiled)] if getattr(args, "compiled", None) else [])
+        + ([("PyPy", args.pypy, None)] if args.pypy else [])
+    )
 
 
 def contenders(args: argparse.Namespace) -> List[Contender]:
-    pythons = [("CPython", args.python)] + ([("PyPy", args.pypy)] if args.pypy else [])
     found = [
         Contender(
             f"purebpe {variant}" + (f", {processes} processes" if processes > 1 else ""),
@@ -178,8 +188,9 @@ def contenders(args: argparse.Namespace) -> List[Contender]:
                 "pretokenizer": args.pretokenizer,
                 "processes": processes,
             },
+            compiled,
         )
-        for implementation, python in pythons
+        for implementation, python, compiled in purebpe_interpreters(args)
         for variant in args.variants.split(",")
         for processes in map(int, args.processes.split(","))
     ]
@@ -274,6 +285,9 @@ def main_rows(rows: List[Tuple[Contender, Result]]) -> List[Dict[str, Any]]:
                     "total / HF 1 thread": fmt(result["total_s"] / reference["total_s"]) + "x"
                     if reference
                     else "",
+                    "CPU / HF 1 thread": fmt(result["child_cpu_s"] / reference["child_cpu_s"]) + "x"
+                    if reference
+                    else "",
                 },
             )
         )
@@ -283,7 +297,7 @@ def main_rows(rows: List[Tuple[Contender, Result]]) -> List[Dict[str, Any]]:
 def speedup_rows(rows: List[Tuple[Contender, Result]]) -> List[Dict[str, Any]]:
     """Each variant's merge phase against ``incremental``'s on the same interpreter."""
     table = []
-    for label in ("CPython", "PyPy"):
+    for label in ("CPython", "CPython-compiled", "PyPy"):
         ours = [
             (c, r) for c, r in rows if c.label == label and c.spec["tool"] == "purebpe" and "error" not in r
         ]
@@ -307,7 +321,15 @@ def compare(args: argparse.Namespace) -> List[Table]:
     """Per corpus: the main table and, where ``incremental`` ran, the speed-up table."""
     vocab = 500 if args.quick else args.vocab
     plan = contenders(args)
-    header = "; ".join(sorted({f"{c.label}: {interpreter_label(c.interpreter)}" for c in plan}))
+    header = "; ".join(
+        sorted(
+            {
+                f"{c.label}: {interpreter_label(c.interpreter)}"
+                + (", purebpe compiled with mypyc (docs/compiled.md)" if c.compiled else "")
+                for c in plan
+            }
+        )
+    )
     tables = []
     for path in args.corpus:
         label = "pydoc_data.topics" if path.name == "pydoc_data.topics.txt" else path.name
@@ -318,9 +340,10 @@ def compare(args: argparse.Namespace) -> List[Table]:
                     runs[i].append(
                         run_child(
                             "bench.compare_peers",
-                            dict(contender.spec, corpus=str(path), vocab=vocab),
+                            dict(contender.spec, corpus=str(path.resolve()), vocab=vocab),
                             python=contender.interpreter,
                             timeout=args.timeout,
+                            compiled=contender.compiled,
                         )
                     )
                 except ChildFailed as failure:

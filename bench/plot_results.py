@@ -43,6 +43,7 @@ python -m bench.bench_encode --pypy pypy3   # one benchmark (CPython drives, PyP
 python -m bench.bench_encode --quick        # end to end in seconds: smallest corpus, one round,
                                             # nothing recorded
 python -m bench.compare_peers --corpus en-gcide-18m.txt --rounds 3
+python -m bench.compiled bench.bench_counting   # any script on the mypyc-compiled build
 python -m bench.plot_results                # this page, from the recorded results
 tox -e bench                                # the pytest-benchmark suites (bench/test_bench_*.py)
 ```
@@ -53,6 +54,14 @@ cold one; best and median are kept, CPU time beside wall time), `--quick`, `--no
 corpora directory `--corpora` or `$PUREBPE_CORPORA`, or `pydoc`), `--python` and `--pypy`
 (the interpreters the children run on; `$PUREBPE_PYPY`). `python -m bench.NAME --help`
 lists a script's own options.
+
+Three builds of purebpe appear in the tables: pure CPython, **CPython-compiled** (the same
+source compiled with mypyc, `docs/compiled.md`) and PyPy. The scripts that run purebpe in
+children (`compare_peers`, `scale`, `bench_positional`, `bench_encode`) add the compiled
+build as a contender of their own (`--compiled`, on where mypyc is installed; the harness
+builds it once per source digest into `~/.cache/purebpe-bench/compiled`); any other script
+runs on it as `python -m bench.compiled bench.SCRIPT ...`, and its tables are filed under
+the interpreter `CPython 3.x compiled`, a column of their own.
 
 ## Scaling: time and memory by corpus size
 

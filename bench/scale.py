@@ -10,8 +10,9 @@ The corpora: ``en-gcide-18m.txt`` (English, vocabulary 10 000) from the shared c
 and 100 MB and 1 GB of the Linux source (vocabulary 32 000), built once and
 deterministically by ``../shared/corpora/make-linux-corpus.sh`` into
 ``~/.cache/purebpe-corpora`` (this script runs it when they are missing). Each size is one
-run of :mod:`bench.compare_peers` with the GPT-2 pattern: purebpe ``auto`` on CPython and
-PyPy with 1 and 2 counting processes, HF ``tokenizers`` and ``rustbpe`` on 1 and 2 threads,
+run of :mod:`bench.compare_peers` with the GPT-2 pattern: purebpe ``auto`` on CPython, on
+CPython's mypyc-compiled build (``--no-compiled``: not) and on PyPy with 1 and 2 counting
+processes, HF ``tokenizers`` and ``rustbpe`` on 1 and 2 threads,
 and ``bpeasy``; each contender in a fresh process, recording wall and CPU seconds and peak
 RSS (its counting processes' CPU included). A contender over ``--timeout`` or not installed
 is listed as skipped, never left out. The figures go into ``bench/results`` (one table per
@@ -77,6 +78,7 @@ def sizes(args: argparse.Namespace) -> List[Table]:
             args.python,
             "--pypy",
             args.pypy or "none",
+            "--compiled" if args.compiled else "--no-compiled",
             "--rounds",
             str(args.rounds),
         ] + (["--quick"] if args.quick else [])

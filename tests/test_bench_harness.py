@@ -5,6 +5,7 @@ included, its timing statistics, its options, and the tables it records for
 from __future__ import annotations
 
 import doctest
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -82,6 +83,55 @@ def test_failing_child_is_one_line_with_its_stderr_tail(toy: Dict[str, str]) -> 
     assert line.endswith(": exit 1: toy: the corpus is gone")
     assert "some progress" in failed.value.tail
     assert failed.value.row() == {"error": "exit 1: toy: the corpus is gone"}
+
+
+def built_copy(folder: Path, compiled: bool) -> Path:
+    """A stand-in for :func:`bench._harness.compiled_build`'s folder: a copy of purebpe
+    whose ``core`` is, when ``compiled``, a sourceless module (not a ``.py``, as an
+    extension is) -- the real build takes a minute, too long for the suite."""
+    import py_compile
+    import shutil
+
+    package = folder / "purebpe"
+    shutil.copytree(
+        Path(purebpe.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__", "*.so")
+    )
+    if compiled:
+        py_compile.compile(str(package / "core.py"), cfile=str(package / "core.pyc"), doraise=True)
+        (package / "core.py").unlink()
+    return folder
+
+
+def test_child_on_a_compiled_build_imports_it_first(toy: Dict[str, str], tmp_path: Path) -> None:
+    build = built_copy(tmp_path / "build", compiled=True)
+    result = run_child("toy_child", {"n": 1}, env=toy, compiled=build)
+    assert result["compiled"] is True  # the build's purebpe, not the checkout's
+    assert run_child("toy_child", {"n": 1}, env=toy)["compiled"] is False
+
+
+def test_child_that_ran_pure_python_where_a_build_was_asked_for(toy: Dict[str, str], tmp_path: Path) -> None:
+    build = built_copy(tmp_path / "pure", compiled=False)
+    with pytest.raises(ChildFailed, match="ran pure Python, not the build in"):
+        run_child("toy_child", {"n": 1}, env=toy, compiled=build)
+
+
+def test_children_write_byte_code_as_an_installed_package_has_it(monkeypatch: Any) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = _harness.child_environment({"PYTHONPATH": "/build"})
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["PYTHONPATH"].split(os.pathsep)[:2] == ["/build", str(ROOT)]
+
+
+def test_source_digest_follows_the_package_sources(tmp_path: Path) -> None:
+    (tmp_path / "purebpe").mkdir()
+    (tmp_path / "setup.py").write_text("setup()")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "purebpe" / "core.py").write_text("x = 1\n")
+    before = _harness.source_digest(tmp_path)
+    (tmp_path / "purebpe" / "notes.txt").write_text("not a source")
+    assert _harness.source_digest(tmp_path) == before
+    (tmp_path / "purebpe" / "core.py").write_text("x = 2\n")
+    assert _harness.source_digest(tmp_path) != before
 
 
 def test_child_over_its_time_limit(toy: Dict[str, str]) -> None:

@@ -78,9 +78,10 @@ import platform
 import sys
 from array import array
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Dict, Final, Iterator, List, MutableSequence, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Final, Iterator, List, MutableSequence, Optional, Tuple, cast
 
 from ..core import PAIR_SHIFT, WordTable, unpack_pair
+from ..errors import PureBPEError
 
 # The next three are read once per step or floor change, not in the loops, and stay plain
 # globals (not ``Final``, which the compiled build inlines) so that the tests can vary them.
@@ -106,7 +107,21 @@ LAYOUT_SLICE: Final = 1 << 16
 MARKS = {"H": 0xFFFF, "I": 0xFFFFFFFF}
 
 if TYPE_CHECKING:
+    from librt.vecs import vec  # type: ignore[import-not-found,unused-ignore]  # (mypy < 2)
+    from mypy_extensions import i32
+
     Positions = array[int]
+    #: The cells of ``tokens``: what the compiled build holds them in (a ``vec[i32]``, which
+    #: mypyc indexes natively, where an ``array`` read costs it two int objects: the
+    #: passes over the cells run 3x faster). Interpreted, they are an ``array('H')`` or
+    #: ``array('I')`` (2 bytes a cell, and PyPy's JIT indexes it natively); the type
+    #: checker sees the compiled build's type, which the array's indexing matches.
+    Cells = vec[i32]
+
+#: Whether this module runs compiled (mypyc): its cells are then a ``vec[i32]``.
+COMPILED: Final = not __file__.endswith(".py")
+#: The compiled build's separator and inner-cell value: the largest ``i32``.
+VEC_MARK: Final = 0x7FFFFFFF
 HeapEntry = Tuple[int, bytes, bytes, int]
 
 
@@ -134,7 +149,8 @@ class PositionalState:
         self.reverse_key = table.reverse_key  # the tie-break's key of a token, for the heap
         self.token_keys = [table.reverse_key(token) for token in range(len(table.token_bytes))]
         typecode = "H" if len(table.token_bytes) < MARKS["H"] else "I"
-        self.mark = MARKS[typecode]
+        self.mark = VEC_MARK if COMPILED else MARKS[typecode]
+        self.tokens: Cells
         self.tokens, self.group_starts, self.group_weights = lay_out(
             table, self.token_len, self.mark, typecode
         )
@@ -142,7 +158,8 @@ class PositionalState:
         self.position_type = "I" if len(self.tokens) < 1 << 32 else "Q"
         # Bucket sums of the untracked pairs' counts (all of them, for now), kept exact.
         if buckets is None:
-            wanted = min(MAX_BUCKETS, max(1024, len(self.tokens) // CELLS_PER_BUCKET))
+            cells: int = len(self.tokens)
+            wanted = min(MAX_BUCKETS, max(1024, cells // CELLS_PER_BUCKET))
             buckets = 1 << (wanted - 1).bit_length()
         self.mask = buckets - 1
         self.per_pass = max(1, buckets // PASS_SHARE)  # heavy buckets listed per pass
@@ -270,7 +287,7 @@ class PositionalState:
                 group = bisect_right(group_starts, p) - 1
                 group_end, weight = group_starts[group + 1], group_weights[group]
             end = q + len_right  # the cell after the occurrence
-            before = tokens[p - 1]
+            before: int = tokens[p - 1]
             if before != mark:
                 if before == new_id:  # (new_id, left), made by this step, is lost again
                     made_before[left] -= weight
@@ -279,7 +296,7 @@ class PositionalState:
                 if not made_after[before]:
                     touched_after.append(before)
                 made_after[before] += weight
-            after = tokens[end]
+            after: int = tokens[end]
             if after != mark:
                 stale += lose(pair_counts, sums, mask, right, after, weight)
                 if not made_before[after]:
@@ -331,12 +348,12 @@ class PositionalState:
         # pairs of its two neighbours, read once the whole step is done.
         tokens, mark, new_len = self.tokens, self.mark, token_len[new_id]
         for p in merged_at:
-            before = tokens[p - 1]
+            before: int = tokens[p - 1]
             if before != mark:
                 positions = new_lists.get(before << PAIR_SHIFT | new_id)
                 if positions is not None:
                     positions.append(p - token_len[before])
-            after = tokens[p + new_len]
+            after: int = tokens[p + new_len]
             if after != mark and after != new_id:  # (new, new) is added from its right half
                 positions = new_lists.get(new_id << PAIR_SHIFT | after)
                 if positions is not None:
@@ -364,8 +381,10 @@ class PositionalState:
 
     def _widen(self) -> None:
         """Switch ``tokens`` to 32-bit ids: the vocabulary reached the 16-bit ``mark``."""
+        if COMPILED:  # (an i32 holds 2**31 - 1 ids: unreachable)
+            raise PureBPEError("the compiled positional trainer holds at most 2**31 - 2 tokens")
         narrow_mark, self.mark = self.mark, MARKS["I"]
-        wide = array("I", self.tokens)
+        wide: Cells = array("I", self.tokens)  # type: ignore[assignment]
         for i in range(len(wide)):
             if wide[i] == narrow_mark:
                 wide[i] = self.mark
@@ -400,7 +419,7 @@ def lose(
 
 def lay_out(
     table: WordTable, token_len: List[int], mark: int, typecode: str
-) -> Tuple[Positions, List[int], List[int]]:
+) -> Tuple[Cells, List[int], List[int]]:
     """``tokens`` for the table's words (those with a pair), by decreasing count, and the pivots."""
     words, counts = table.words, table.counts
     # The words of each count, in table order: one group per distinct count, without a
@@ -420,7 +439,7 @@ def lay_out(
         for i in same
     )
     # One allocation of the final size: a growing array would leave its old copies behind.
-    tokens = array(typecode, [mark]) * size
+    tokens = new_cells(size, mark, typecode)
     group_starts: List[int] = []
     batch: List[bytes] = []  # byte words not copied yet, from batch_start on
     batch_start = p = 1
@@ -454,16 +473,32 @@ def lay_out(
     return tokens, group_starts, group_weights
 
 
-def copy_bytes(tokens: Positions, start: int, words: List[bytes], mark: int) -> None:
+def new_cells(size: int, mark: int, typecode: str) -> Cells:
+    """``size`` cells holding ``mark``: a ``vec[i32]`` compiled, else an ``array(typecode)``."""
+    filled = array(typecode if not COMPILED else "i", [mark]) * size
+    if COMPILED:
+        from librt.vecs import vec
+        from mypy_extensions import i32
+
+        return vec[i32](filled)
+    return filled  # type: ignore[return-value]
+
+
+def copy_bytes(tokens: Cells, start: int, words: List[bytes], mark: int) -> None:
     """Write ``words`` into ``tokens`` from ``start`` on, one cell per byte (a byte's token id
     is its value), each word followed by a separator cell."""
     if not words:
         return
     blob = b"\0".join(words)
-    itemsize = tokens.itemsize
-    cells = bytearray(itemsize * len(blob))
-    cells[0 if sys.byteorder == "little" else itemsize - 1 :: itemsize] = blob  # widened in C
-    tokens[start : start + len(blob)] = array(tokens.typecode, cells)
+    if COMPILED:  # a vec takes no slices, and its loop is native
+        for i in range(len(blob)):
+            tokens[start + i] = blob[i]
+    else:
+        array_ = cast("array[int]", tokens)
+        itemsize = array_.itemsize
+        cells = bytearray(itemsize * len(blob))
+        cells[0 if sys.byteorder == "little" else itemsize - 1 :: itemsize] = blob  # widened in C
+        array_[start : start + len(blob)] = array(array_.typecode, cells)
     for word in words:  # the separators: between the words, and after the last one
         start += len(word)
         tokens[start] = mark
@@ -485,15 +520,17 @@ def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequenc
         sums = array("q", [0]) * (mask + 1) if total < 1 << 63 else [0] * (mask + 1)
     for group, weight in enumerate(weights):
         p, end = starts[group], starts[group + 1]
-        while p < end:  # p: a token start; one flat loop over the group's sequences
-            x = tokens[p]
+        x: int = tokens[p]  # (a group holds at least one sequence)
+        while p < end:  # p: a token start, x its token; one flat loop over the group's sequences
             q = p + token_len[x]
-            y = tokens[q]
+            y: int = tokens[q]
             if y == mark:  # the sequence ends; the next one starts after the separator
                 p = q + 1
+                x = tokens[p] if p < end else mark
                 continue
             sums[(x * HASH_MULTIPLIER + y) & mask] += weight
-            p = q
+            p, x = q, y  # y is the next token: each cell is read once (in the compiled
+            # build, a read of an array cell costs two int objects)
     return sums
 
 
@@ -509,12 +546,13 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
     tracked = state.pair_counts
     lists: Dict[int, Positions] = {}
     p, end = 1, len(tokens)
+    x: int = tokens[p] if p < end else mark
     while p < end:  # as in bucket_sums, over all groups at once (counts come later)
-        x = tokens[p]
         q = p + token_len[x]
-        y = tokens[q]
+        y: int = tokens[q]
         if y == mark:
             p = q + 1
+            x = tokens[p] if p < end else mark
             continue
         bucket = (x * HASH_MULTIPLIER + y) & mask
         if low <= bucket < high and sums[bucket] >= floor:
@@ -525,7 +563,7 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
                     lists[pair] = array(position_type, [p])
                 else:
                     positions.append(p)
-        p = q
+        p, x = q, y
     return lists
 
 
