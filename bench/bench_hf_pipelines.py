@@ -99,11 +99,11 @@ def train_models(work: Path, text: str) -> None:
     )
     llama3.save(str(work / "llama3-32k.json"))
 
+    # Llama 2's vocabulary comes from SentencePiece, which never merges across a word mark
+    # inside a piece: train on Metaspace words, then save in Llama 2's file shape (the
+    # normalizer writes the marks, no pre-tokenizer: the model sees whole texts).
     llama2 = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
-    llama2.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    llama2.decoder = decoders.Sequence(
-        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
-    )
+    llama2.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first", split=True)
     llama2.train_from_iterator(
         lines,
         trainers.BpeTrainer(
@@ -113,6 +113,25 @@ def train_models(work: Path, text: str) -> None:
             special_tokens=["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)],
         ),
     )
+    document = json.loads(llama2.to_str())
+    document["pre_tokenizer"] = None
+    document["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+        ],
+    }
+    document["decoder"] = {
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+        ],
+    }
+    llama2 = Tokenizer.from_str(json.dumps(document))
     llama2.save(str(work / "llama2-32k.json"))
 
 

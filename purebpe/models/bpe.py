@@ -40,6 +40,11 @@ CACHE_SIZE = 1 << 16
 #: Longer pre-tokens are not cached (as HF's ``MAX_LENGTH``): a pipeline without a
 #: pre-tokenizer hands the model whole texts, which would only fill the cache.
 CACHE_MAX_CHARS = 256
+#: Where long pieces are cut first (:meth:`BPE._independent_parts`): before SentencePiece's
+#: word mark, which Llama 2's normalizer writes for every space.
+WORD_MARK = "\u2581"
+#: Parts longer than this are also tried for cuts between every two characters.
+LONG_PART = 32
 #: The most tokens (vocab entries) a model may hold: bounds what an untrusted file costs.
 MAX_TOKENS = 1 << 24
 #: Ids must stay below this (HF's ids are u32; a table indexed by id must stay small).
@@ -125,7 +130,7 @@ class BPE:
         self._byte_tokens: List[Optional[int]] = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
         self._ids_cache: Dict[str, List[int]] = {}
         self._parts_cache: Dict[str, List[int]] = {}
-        self._bigrams: Optional[Set[str]] = None
+        self._bigrams: Optional[Tuple[Set[str], Set[str]]] = None
         self._spans_cache: Dict[str, List[Span]] = {}
 
     def _build_ranks(self) -> Dict[int, Tuple[int, int]]:
@@ -291,7 +296,22 @@ class BPE:
 
     def _merge(self, piece: str) -> List[int]:
         """The merges applied to ``piece``'s symbols (no whole-token shortcut)."""
-        return list(apply_merges([symbol[0] for symbol in self._symbols(piece)], self.ranks))
+        return list(apply_merges(self._symbol_ids(piece), self.ranks))
+
+    def _symbol_ids(self, piece: str) -> List[int]:
+        """The ids of :meth:`_symbols`: in the common case (every character a token, no
+        prefix or suffix) one dict lookup per character and no tuple."""
+        if self.continuing_subword_prefix is None and self.end_of_word_suffix is None:
+            get = self.vocab.get
+            ids: List[int] = []
+            for char in piece:
+                tid = get(char)
+                if tid is None:
+                    break  # byte fallback, unk, or a dropped character: the full rules
+                ids.append(tid)
+            else:
+                return ids
+        return [symbol[0] for symbol in self._symbols(piece)]
 
     def _independent_parts(self, piece: str) -> List[str]:
         """``piece`` cut where no merge can ever join the two sides.
@@ -302,24 +322,51 @@ class BPE:
         one side never look at the other). A pipeline without a pre-tokenizer (Llama 2's)
         hands the model whole texts; this cuts them into words (``o▁`` is in no token), so
         long texts cost what their words cost and the words are cached.
+
+        Any set of such cuts gives the same ids, so which ones are tried is only a matter
+        of speed: first the places before each :data:`WORD_MARK` (found by ``str.find``,
+        not a loop over characters), then every place inside a part still longer than
+        :data:`LONG_PART` characters (a run of Chinese or Japanese has no word mark).
         """
-        bigrams = self._bigrams
-        if bigrams is None:
-            bigrams = self._bigrams = {
-                token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)
-            }
+        bigrams, before_mark = self._cut_tables()
         vocab = self.vocab
         parts: List[str] = []
+        start = 0  # where the current part starts
+        mark = piece.find(WORD_MARK, 1) if WORD_MARK in vocab else -1
+        while mark > 0:
+            before = piece[mark - 1]
+            if before not in before_mark and before in vocab:
+                self._add_part(piece[start:mark], parts, bigrams)
+                start = mark
+            mark = piece.find(WORD_MARK, mark + 1)
+        self._add_part(piece[start:], parts, bigrams)
+        return parts
+
+    def _cut_tables(self) -> Tuple[Set[str], Set[str]]:
+        """Every two characters some token holds; the characters some token holds just
+        before a :data:`WORD_MARK` (built on first use)."""
+        tables = self._bigrams
+        if tables is None:
+            bigrams = {token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)}
+            before_mark = {pair[0] for pair in bigrams if pair[1] == WORD_MARK}
+            tables = self._bigrams = (bigrams, before_mark)
+        return tables
+
+    def _add_part(self, part: str, parts: List[str], bigrams: Set[str]) -> None:
+        """Append ``part``, cut at every place the rule allows when it is long."""
+        if len(part) <= LONG_PART:
+            parts.append(part)
+            return
+        vocab = self.vocab
         start = 0
-        before_known = piece[0] in vocab
-        for i in range(1, len(piece)):
-            known = piece[i] in vocab
-            if known and before_known and piece[i - 1 : i + 1] not in bigrams:
-                parts.append(piece[start:i])
+        before_known = part[0] in vocab
+        for i in range(1, len(part)):
+            known = part[i] in vocab
+            if known and before_known and part[i - 1 : i + 1] not in bigrams:
+                parts.append(part[start:i])
                 start = i
             before_known = known
-        parts.append(piece[start:])
-        return parts
+        parts.append(part[start:])
 
     def tokenize(self, piece: str) -> List[Span]:
         """``(id, start, end)`` of each token of one pre-token, spans in its characters (cached)."""
