@@ -26,7 +26,7 @@ does).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from ..core import PAIR_SHIFT, apply_merges, merge_in_place
 from ..errors import PureBPEError
@@ -78,6 +78,24 @@ def _check_bool(value: Any, what: str) -> bool:
     return value
 
 
+def merge_pair(merge: Any, rank: int) -> Tuple[str, str]:
+    """A merge as ``(left, right)``: from HF's ``"left right"`` string, its ``[left, right]``
+    list, or a pair; a one-line error naming the merge otherwise.
+
+    >>> merge_pair("a b", 0), merge_pair(["a b", "c"], 1)
+    (('a', 'b'), ('a b', 'c'))
+    """
+    parts = merge.split(" ") if type(merge) is str else merge
+    if (
+        type(parts) not in (list, tuple)
+        or len(parts) != 2
+        or type(parts[0]) is not str
+        or type(parts[1]) is not str
+    ):
+        raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
+    return parts[0], parts[1]
+
+
 class BPE:
     """HF's ``BPE`` model over string tokens (see the module docstring).
 
@@ -91,7 +109,7 @@ class BPE:
     def __init__(
         self,
         vocab: Mapping[str, int],
-        merges: Sequence[Tuple[str, str]],
+        merges: Sequence[Union[Tuple[str, str], List[str], str]],
         *,
         unk_token: Optional[str] = None,
         continuing_subword_prefix: Optional[str] = None,
@@ -121,7 +139,9 @@ class BPE:
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
-        self.merges = merges if isinstance(merges, list) else list(merges)
+        # Kept as given (a file's ``"a b"`` strings, or pairs): split on demand by
+        # :attr:`merges`, so a loaded model holds no second copy of every token string.
+        self._merges: Sequence[Any] = merges if isinstance(merges, list) else list(merges)
         self.ranks = self._build_ranks()
         self.unk_id: Optional[int] = None
         if unk_token is not None:
@@ -138,7 +158,8 @@ class BPE:
         vocab = self.vocab
         prefix_bytes = len((self.continuing_subword_prefix or "").encode("utf-8"))
         ranks: Dict[int, Tuple[int, int]] = {}
-        for rank, (left, right) in enumerate(self.merges):
+        for rank, merge in enumerate(self._merges):
+            left, right = merge_pair(merge, rank)
             left_id = vocab.get(left)
             right_id = vocab.get(right)
             if prefix_bytes:
@@ -181,22 +202,9 @@ class BPE:
         raw_merges = obj.get("merges", [])
         if not isinstance(raw_merges, list):
             raise PureBPEError('BPE model "merges" is not a list')
-        merges: List[Tuple[str, str]] = []
-        append = merges.append
-        for merge in raw_merges:
-            parts = merge.split(" ") if type(merge) is str else merge
-            if (
-                type(parts) is not list
-                or len(parts) != 2
-                or type(parts[0]) is not str
-                or type(parts[1]) is not str
-            ):
-                rank = len(merges)
-                raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
-            append((parts[0], parts[1]))
         return cls(
             vocab,
-            merges,
+            raw_merges,  # checked and split one by one as the ranks are built
             unk_token=_check_str(obj.get("unk_token"), "unk_token"),
             continuing_subword_prefix=_check_str(
                 obj.get("continuing_subword_prefix"), "continuing_subword_prefix"
@@ -206,6 +214,11 @@ class BPE:
             byte_fallback=_check_bool(obj.get("byte_fallback"), "byte_fallback"),
             ignore_merges=_check_bool(obj.get("ignore_merges"), "ignore_merges"),
         )
+
+    @property
+    def merges(self) -> List[Tuple[str, str]]:
+        """The merges as ``(left, right)`` pairs, in rank order."""
+        return [merge_pair(merge, rank) for rank, merge in enumerate(self._merges)]
 
     @property
     def vocab_size(self) -> int:
