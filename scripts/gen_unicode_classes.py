@@ -33,7 +33,8 @@ MAX_CODE_POINT = 0x10FFFF
 # The classes as they appear inside the patterns; compiled with their (default) flags.
 # LETTER, NUMBER, WHITESPACE and MARK are disjoint (a scanner gives each code point one
 # class); UPPER and LOWER are disjoint parts of LETTER, and what LETTER holds beyond them
-# (CASELESS: Lm, Lo) is what o200k lets both begin and end a word.
+# (CASELESS: Lm, Lo) is what o200k lets both begin and end a word. PUNCT_SYMBOL (P, S) is
+# part of "other": DeepSeek's Split patterns name it (purebpe.pre_tokenizers.deepseek).
 CLASS_PATTERNS: Dict[str, str] = {
     "LETTER": r"\p{L}+",
     "NUMBER": r"\p{N}+",
@@ -42,6 +43,7 @@ CLASS_PATTERNS: Dict[str, str] = {
     "UPPER": r"[\p{Lu}\p{Lt}]+",
     "LOWER": r"\p{Ll}+",
     "CASELESS": r"[\p{Lm}\p{Lo}]+",
+    "PUNCT_SYMBOL": r"[\p{P}\p{S}]+",
 }
 #: The classes that partition the code points with "other" (the rest).
 DISJOINT = ("LETTER", "NUMBER", "WHITESPACE", "MARK")
@@ -135,7 +137,8 @@ disjoint.  ``LETTER`` is ``\\p{{L}}``, ``NUMBER`` is ``\\p{{N}}``, ``WHITESPACE`
 ``MARK`` is ``\\p{{M}}`` (all with the patterns' default flags); every other code point --
 punctuation, symbols, controls such as U+0000, surrogates, unassigned -- is "other".
 ``UPPER`` (``\\p{{Lu}}\\p{{Lt}}``), ``LOWER`` (``\\p{{Ll}}``) and ``CASELESS``
-(``\\p{{Lm}}\\p{{Lo}}``) split ``LETTER`` further for o200k.
+(``\\p{{Lm}}\\p{{Lo}}``) split ``LETTER`` further for o200k; ``PUNCT_SYMBOL``
+(``\\p{{P}}\\p{{S}}``) is the part of "other" DeepSeek's patterns name.
 """
 from __future__ import annotations
 

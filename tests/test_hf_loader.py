@@ -94,6 +94,7 @@ def test_unsupported_components_refused_in_one_line(
         ({"vocab": {"a": 0, "b": 5_000_000}, "merges": []}, "far beyond"),
         ({"merges": ["a z"]}, "needs 'z'"),
         ({"merges": ["a b c"]}, "not 'left right'"),
+        ({"merges": [["a", 1]]}, "1], not 'left right'"),
         ({"vocab": {"a": "x"}}, "not an int"),
         ({"unk_token": 5}, "unk_token is 5"),
         ({"frobnicate": True}, "option 'frobnicate' is not supported"),
@@ -106,6 +107,14 @@ def test_bad_models_refused(model: Dict[str, Any], message: str) -> None:
         + message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*").replace(".", r"\."),
     ):
         from_document(bpe_doc(**model), "model.json")
+
+
+def test_merges_kept_as_written_read_as_pairs() -> None:
+    # The model keeps the file's own merge list (no second copy) and splits it on demand.
+    merges = ["a b", ["b", "c"]]
+    model = from_document(bpe_doc(merges=merges)).model
+    assert model.merges == [("a", "b"), ("b", "c")]
+    assert model._merges is merges
 
 
 def test_not_json_and_not_a_tokenizer(tmp_path: Path) -> None:

@@ -293,4 +293,9 @@ def test_long_pieces_are_cut_into_words() -> None:
     model = pipeline("llama2").model
     piece = "▁the▁quick▁Übung▁日本語" * 30
     parts = model._independent_parts(piece)
-    assert "".join(parts) == piece and len(parts) >= 100
+    assert "".join(parts) == piece and len(parts) >= 30
+    bigrams, _ = model._cut_tables()
+    for left, right in zip(parts, parts[1:]):
+        # Each cut is one the rule allows: both characters tokens, no token holding both.
+        assert left[-1] in model.vocab and right[0] in model.vocab
+        assert left[-1] + right[0] not in bigrams

@@ -227,6 +227,8 @@ CASES_OF_LETTERS = {
     "LOWER": _unicode_classes.LOWER_RANGES,
     "CASELESS": _unicode_classes.CASELESS_RANGES,
 }
+#: Part of "other" that real files' regexes name (purebpe.normalizers.re_forms).
+PUNCTUATION_AND_SYMBOLS = {"PUNCT_SYMBOL": _unicode_classes.PUNCT_SYMBOL_RANGES}
 
 
 def test_table_ranges_are_sorted_disjoint_and_compact() -> None:
@@ -283,7 +285,11 @@ def test_table_matches_installed_regex_on_every_code_point() -> None:
     pytest.importorskip("regex")
     generator = load_generator()
     probed = generator.probe_ranges()
-    assert {name: tuple(spans) for name, spans in probed.items()} == {**TABLE, **CASES_OF_LETTERS}
+    assert {name: tuple(spans) for name, spans in probed.items()} == {
+        **TABLE,
+        **CASES_OF_LETTERS,
+        **PUNCTUATION_AND_SYMBOLS,
+    }
     assert generator.regex_unicode_version() == _unicode_classes.UNICODE_VERSION
 
 
@@ -294,7 +300,7 @@ def test_generator_output_is_deterministic() -> None:
     assert text == generator.render_module()
     namespace: Dict[str, object] = {}
     exec(compile(text, "<generated>", "exec"), namespace)
-    for name, spans in {**TABLE, **CASES_OF_LETTERS}.items():
+    for name, spans in {**TABLE, **CASES_OF_LETTERS, **PUNCTUATION_AND_SYMBOLS}.items():
         assert namespace[f"{name}_RANGES"] == spans
 
 

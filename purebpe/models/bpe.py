@@ -26,7 +26,7 @@ does).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from ..core import PAIR_SHIFT, apply_merges, merge_in_place
 from ..errors import PureBPEError
@@ -40,6 +40,11 @@ CACHE_SIZE = 1 << 16
 #: Longer pre-tokens are not cached (as HF's ``MAX_LENGTH``): a pipeline without a
 #: pre-tokenizer hands the model whole texts, which would only fill the cache.
 CACHE_MAX_CHARS = 256
+#: Where long pieces are cut first (:meth:`BPE._independent_parts`): before SentencePiece's
+#: word mark, which Llama 2's normalizer writes for every space.
+WORD_MARK = "\u2581"
+#: Parts longer than this are also tried for cuts between every two characters.
+LONG_PART = 32
 #: The most tokens (vocab entries) a model may hold: bounds what an untrusted file costs.
 MAX_TOKENS = 1 << 24
 #: Ids must stay below this (HF's ids are u32; a table indexed by id must stay small).
@@ -73,6 +78,24 @@ def _check_bool(value: Any, what: str) -> bool:
     return value
 
 
+def merge_pair(merge: Any, rank: int) -> Tuple[str, str]:
+    """A merge as ``(left, right)``: from HF's ``"left right"`` string, its ``[left, right]``
+    list, or a pair; a one-line error naming the merge otherwise.
+
+    >>> merge_pair("a b", 0), merge_pair(["a b", "c"], 1)
+    (('a', 'b'), ('a b', 'c'))
+    """
+    parts = merge.split(" ") if type(merge) is str else merge
+    if (
+        type(parts) not in (list, tuple)
+        or len(parts) != 2
+        or type(parts[0]) is not str
+        or type(parts[1]) is not str
+    ):
+        raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
+    return parts[0], parts[1]
+
+
 class BPE:
     """HF's ``BPE`` model over string tokens (see the module docstring).
 
@@ -86,7 +109,7 @@ class BPE:
     def __init__(
         self,
         vocab: Mapping[str, int],
-        merges: Sequence[Tuple[str, str]],
+        merges: Sequence[Union[Tuple[str, str], List[str], str]],
         *,
         unk_token: Optional[str] = None,
         continuing_subword_prefix: Optional[str] = None,
@@ -116,7 +139,9 @@ class BPE:
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
-        self.merges = merges if isinstance(merges, list) else list(merges)
+        # Kept as given (a file's ``"a b"`` strings, or pairs): split on demand by
+        # :attr:`merges`, so a loaded model holds no second copy of every token string.
+        self._merges: Sequence[Any] = merges if isinstance(merges, list) else list(merges)
         self.ranks = self._build_ranks()
         self.unk_id: Optional[int] = None
         if unk_token is not None:
@@ -125,7 +150,7 @@ class BPE:
         self._byte_tokens: List[Optional[int]] = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
         self._ids_cache: Dict[str, List[int]] = {}
         self._parts_cache: Dict[str, List[int]] = {}
-        self._bigrams: Optional[Set[str]] = None
+        self._bigrams: Optional[Tuple[Set[str], Set[str]]] = None
         self._spans_cache: Dict[str, List[Span]] = {}
 
     def _build_ranks(self) -> Dict[int, Tuple[int, int]]:
@@ -133,7 +158,8 @@ class BPE:
         vocab = self.vocab
         prefix_bytes = len((self.continuing_subword_prefix or "").encode("utf-8"))
         ranks: Dict[int, Tuple[int, int]] = {}
-        for rank, (left, right) in enumerate(self.merges):
+        for rank, merge in enumerate(self._merges):
+            left, right = merge_pair(merge, rank)
             left_id = vocab.get(left)
             right_id = vocab.get(right)
             if prefix_bytes:
@@ -176,22 +202,9 @@ class BPE:
         raw_merges = obj.get("merges", [])
         if not isinstance(raw_merges, list):
             raise PureBPEError('BPE model "merges" is not a list')
-        merges: List[Tuple[str, str]] = []
-        append = merges.append
-        for merge in raw_merges:
-            parts = merge.split(" ") if type(merge) is str else merge
-            if (
-                type(parts) is not list
-                or len(parts) != 2
-                or type(parts[0]) is not str
-                or type(parts[1]) is not str
-            ):
-                rank = len(merges)
-                raise PureBPEError(f"merge {rank} is {merge!r}, not 'left right' or [left, right]")
-            append((parts[0], parts[1]))
         return cls(
             vocab,
-            merges,
+            raw_merges,  # checked and split one by one as the ranks are built
             unk_token=_check_str(obj.get("unk_token"), "unk_token"),
             continuing_subword_prefix=_check_str(
                 obj.get("continuing_subword_prefix"), "continuing_subword_prefix"
@@ -201,6 +214,11 @@ class BPE:
             byte_fallback=_check_bool(obj.get("byte_fallback"), "byte_fallback"),
             ignore_merges=_check_bool(obj.get("ignore_merges"), "ignore_merges"),
         )
+
+    @property
+    def merges(self) -> List[Tuple[str, str]]:
+        """The merges as ``(left, right)`` pairs, in rank order."""
+        return [merge_pair(merge, rank) for rank, merge in enumerate(self._merges)]
 
     @property
     def vocab_size(self) -> int:
@@ -291,7 +309,22 @@ class BPE:
 
     def _merge(self, piece: str) -> List[int]:
         """The merges applied to ``piece``'s symbols (no whole-token shortcut)."""
-        return list(apply_merges([symbol[0] for symbol in self._symbols(piece)], self.ranks))
+        return list(apply_merges(self._symbol_ids(piece), self.ranks))
+
+    def _symbol_ids(self, piece: str) -> List[int]:
+        """The ids of :meth:`_symbols`: in the common case (every character a token, no
+        prefix or suffix) one dict lookup per character and no tuple."""
+        if self.continuing_subword_prefix is None and self.end_of_word_suffix is None:
+            get = self.vocab.get
+            ids: List[int] = []
+            for char in piece:
+                tid = get(char)
+                if tid is None:
+                    break  # byte fallback, unk, or a dropped character: the full rules
+                ids.append(tid)
+            else:
+                return ids
+        return [symbol[0] for symbol in self._symbols(piece)]
 
     def _independent_parts(self, piece: str) -> List[str]:
         """``piece`` cut where no merge can ever join the two sides.
@@ -302,24 +335,51 @@ class BPE:
         one side never look at the other). A pipeline without a pre-tokenizer (Llama 2's)
         hands the model whole texts; this cuts them into words (``o▁`` is in no token), so
         long texts cost what their words cost and the words are cached.
+
+        Any set of such cuts gives the same ids, so which ones are tried is only a matter
+        of speed: first the places before each :data:`WORD_MARK` (found by ``str.find``,
+        not a loop over characters), then every place inside a part still longer than
+        :data:`LONG_PART` characters (a run of Chinese or Japanese has no word mark).
         """
-        bigrams = self._bigrams
-        if bigrams is None:
-            bigrams = self._bigrams = {
-                token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)
-            }
+        bigrams, before_mark = self._cut_tables()
         vocab = self.vocab
         parts: List[str] = []
+        start = 0  # where the current part starts
+        mark = piece.find(WORD_MARK, 1) if WORD_MARK in vocab else -1
+        while mark > 0:
+            before = piece[mark - 1]
+            if before not in before_mark and before in vocab:
+                self._add_part(piece[start:mark], parts, bigrams)
+                start = mark
+            mark = piece.find(WORD_MARK, mark + 1)
+        self._add_part(piece[start:], parts, bigrams)
+        return parts
+
+    def _cut_tables(self) -> Tuple[Set[str], Set[str]]:
+        """Every two characters some token holds; the characters some token holds just
+        before a :data:`WORD_MARK` (built on first use)."""
+        tables = self._bigrams
+        if tables is None:
+            bigrams = {token[i : i + 2] for token in self.vocab for i in range(len(token) - 1)}
+            before_mark = {pair[0] for pair in bigrams if pair[1] == WORD_MARK}
+            tables = self._bigrams = (bigrams, before_mark)
+        return tables
+
+    def _add_part(self, part: str, parts: List[str], bigrams: Set[str]) -> None:
+        """Append ``part``, cut at every place the rule allows when it is long."""
+        if len(part) <= LONG_PART:
+            parts.append(part)
+            return
+        vocab = self.vocab
         start = 0
-        before_known = piece[0] in vocab
-        for i in range(1, len(piece)):
-            known = piece[i] in vocab
-            if known and before_known and piece[i - 1 : i + 1] not in bigrams:
-                parts.append(piece[start:i])
+        before_known = part[0] in vocab
+        for i in range(1, len(part)):
+            known = part[i] in vocab
+            if known and before_known and part[i - 1 : i + 1] not in bigrams:
+                parts.append(part[start:i])
                 start = i
             before_known = known
-        parts.append(piece[start:])
-        return parts
+        parts.append(part[start:])
 
     def tokenize(self, piece: str) -> List[Span]:
         """``(id, start, end)`` of each token of one pre-token, spans in its characters (cached)."""

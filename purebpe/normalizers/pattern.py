@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .. import pretokenize
 from ..errors import PureBPEError
 from ..pretokenize import custom
+from .re_forms import re_finditer
 
 #: A stretch of text ``(start, end, is_match)``.
 Match = Tuple[int, int, bool]
@@ -233,7 +234,8 @@ class HFPattern:
             if self.name is not None:
                 self._split = pretokenize.splitter(self.name)
             else:
-                self._finditer = custom.compiled(translated).finditer
+                # A regex real files use may have an ``re`` form: the same matches, faster.
+                self._finditer = re_finditer(source) or custom.compiled(translated).finditer
 
     @property
     def named_split(self) -> Optional[Callable[[str], List[str]]]:

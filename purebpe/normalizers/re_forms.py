@@ -1,0 +1,107 @@
+r"""Standard-library ``re`` forms of the regexes real ``tokenizer.json`` files carry.
+
+A ``Split`` regex that is not a named pattern runs on the optional ``regex`` package, a
+C extension: on PyPy every call and every match object crosses the cpyext bridge, which
+makes DeepSeek V3's three ``Split`` regexes 3-4x slower there than the same matching in
+the standard library's ``re`` (which PyPy's JIT compiles).  For the strings real files use,
+this module holds an ``re`` spelling with the same matches: each ``\p{..}`` and ``\s``
+class is written out from the generated table (:mod:`purebpe.pretokenize._unicode_classes`,
+probed from ``regex`` itself, so both engines see the same code points), and nothing
+else changes:
+
+DeepSeek V3 (``deepseek-ai/DeepSeek-V3``'s ``tokenizer.json``, a ``Sequence`` of three
+isolated ``Split``\ s then ``ByteLevel``)::
+
+    \p{N}{1,3}
+    [一-龥぀-ゟ゠-ヿ]+
+    [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+    | ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+
+The first two need only the digits spelled out (the second is already plain ranges);
+in the third, ``(?!\S)`` is ``(?![^\s])``, which also holds at the end of the text.
+
+``re`` keeps the part of a class above U+FFFF as a list of ranges it scans one by one
+whenever the bitmap of the part below says no, so a form with the full classes is 3-4x
+slower than one with the classes cut at U+FFFF; :func:`re_finditer` uses the cut form on
+texts without a character above U+FFFF (where both find the same matches) and the full
+form on the others.  ``tests/test_re_forms.py`` checks every form against ``regex`` on
+every code point, on strings over one representative of each class, and on Hypothesis text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, Iterator, Optional
+
+from ..pretokenize._tables import ABOVE_BMP, compiled_forms, re_class_body
+from ..pretokenize._unicode_classes import (
+    LETTER_RANGES,
+    MARK_RANGES,
+    NUMBER_RANGES,
+    PUNCT_SYMBOL_RANGES,
+    WHITESPACE_RANGES,
+)
+
+__all__ = ["DEEPSEEK_V3", "RE_FORMS", "re_finditer"]
+
+#: DeepSeek V3's ``Split`` regexes, in its ``Sequence``'s order, as its file spells them.
+DEEPSEEK_V3 = (
+    r"\p{N}{1,3}",
+    "[一-龥\u3040-ゟ゠-ヿ]+",
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^"""
+    "\r\n"
+    r"""\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+["""
+    "\r\n"
+    r"""]*|\s*["""
+    "\r\n"
+    r"""]+|\s+(?!\S)|\s+""",
+)
+
+
+def _digits(bmp_only: bool) -> str:
+    return "[%s]{1,3}" % re_class_body(NUMBER_RANGES, bmp_only)
+
+
+def _cjk(bmp_only: bool) -> str:
+    return DEEPSEEK_V3[1]  # plain ranges, all below U+FFFF: the same in both engines
+
+
+def _deepseek_words(bmp_only: bool) -> str:
+    letter = re_class_body(LETTER_RANGES, bmp_only)
+    mark = re_class_body(MARK_RANGES, bmp_only)
+    punct = re_class_body(PUNCT_SYMBOL_RANGES, bmp_only)
+    space = re_class_body(WHITESPACE_RANGES, bmp_only)
+    return (
+        r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"""
+        f"|[^\\r\\n{letter}{punct}]?[{letter}{mark}]+| ?[{punct}]+[\\r\\n]*"
+        f"|[{space}]*[\\r\\n]+|[{space}]+(?![^{space}])|[{space}]+"
+    )
+
+
+#: ``{regex source: its re source for (bmp_only)}``; the key is the file's string as it is.
+RE_FORMS: Dict[str, Callable[[bool], str]] = {
+    DEEPSEEK_V3[0]: _digits,
+    DEEPSEEK_V3[1]: _cjk,
+    DEEPSEEK_V3[2]: _deepseek_words,
+}
+
+_COMPILED = {source: compiled_forms(form) for source, form in RE_FORMS.items()}
+
+
+def re_finditer(source: str) -> Optional[Callable[[str], Iterator["re.Match[str]"]]]:
+    """``finditer(text)`` of the ``re`` form of ``source``, or None when it has none.
+
+    >>> finditer = re_finditer(r"\\p{N}{1,3}")
+    >>> [m.group() for m in finditer("a12345 ٣")]
+    ['123', '45', '٣']
+    >>> re_finditer(r"\\p{L}+") is None
+    True
+    """
+    forms = _COMPILED.get(source)
+    if forms is None:
+        return None
+
+    def finditer(text: str) -> Iterator["re.Match[str]"]:
+        return forms(ABOVE_BMP.search(text) is None).finditer(text)
+
+    return finditer
