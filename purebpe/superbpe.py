@@ -30,24 +30,31 @@ depending on word length, and is what ``variant="auto"`` gives stage 2 here.
 
 from __future__ import annotations
 
+import gc
+from array import array
 from concurrent.futures import Executor
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, List, Optional, Sequence, cast, overload
 
 import attrs
 
+from .core import WordTable, apply_merges
 from .counting import Files, count
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer, superwords
 from .progress import Progress
-from .training import count_with, merge_counts
+from .training import count_with, merge_counts, merge_table
 from .training_options import TrainingOptions
 from .wordcounts import WordCounts
 
 __all__ = [
     "STAGE2_PATTERN",
     "STAGE2_PRETOKENIZER",
+    "PackedWords",
+    "bytes_per_token",
     "extend_superbpe",
+    "stage2_options",
+    "stage2_table",
     "superwords_from_counts",
     "train_superbpe",
 ]
@@ -102,7 +109,10 @@ def train_superbpe(
         )
     stage1 = attrs.evolve(options, vocab_size=256 + transition + len(options.special_tokens))
     counts = count_with(stage1, count, files)
-    return _extend(files, attrs.evolve(options, initial=merge_counts(counts, stage1)))
+    initial = merge_counts(counts, stage1)
+    del counts
+    gc.collect()  # stage 1's words, before stage 2 counts (see merge_stage2)
+    return _extend(files, attrs.evolve(options, initial=initial))
 
 
 def extend_superbpe(
@@ -146,7 +156,38 @@ def _extend(files: Files, options: TrainingOptions) -> BPEModel:
         options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER
     )
     counts = count_with(counted, count, files)
-    return _stage2(counts, counted)
+    counted = _stage2_variant(counted)
+    table = stage2_table(counts, counted)
+    del counts  # the table holds the words now, in a fraction of the memory
+    return merge_stage2(table, counted)
+
+
+def stage2_options(
+    counts: WordCounts,
+    vocab_size: int,
+    initial: BPEModel,
+    *,
+    variant: str = "auto",
+    min_frequency: int = 1,
+    progress: Progress = False,
+) -> TrainingOptions:
+    """The options of stage 2 on ``counts``, which must be words of :data:`STAGE2_PRETOKENIZER`."""
+    if counts.pretokenizer != STAGE2_PRETOKENIZER:
+        raise PureBPEError(
+            f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
+            f"not with {counts.pretokenizer!r}"
+        )
+    return _stage2_variant(
+        TrainingOptions(
+            vocab_size=vocab_size,
+            special_tokens=counts.special_tokens,
+            variant=variant,
+            pretokenizer=counts.pretokenizer,
+            min_frequency=min_frequency,
+            initial=initial,
+            progress=progress,
+        )
+    )
 
 
 def superwords_from_counts(
@@ -159,32 +200,120 @@ def superwords_from_counts(
     progress: Progress = False,
 ) -> BPEModel:
     """Stage 2 on words counted with :data:`STAGE2_PRETOKENIZER` (e.g. ``count --pattern``)."""
-    if counts.pretokenizer != STAGE2_PRETOKENIZER:
-        raise PureBPEError(
-            f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
-            f"not with {counts.pretokenizer!r}"
-        )
-    return _stage2(
-        counts,
-        TrainingOptions(
-            vocab_size=vocab_size,
-            special_tokens=counts.special_tokens,
-            variant=variant,
-            pretokenizer=counts.pretokenizer,
-            min_frequency=min_frequency,
-            initial=initial,
-            progress=progress,
-        ),
+    options = stage2_options(
+        counts, vocab_size, initial, variant=variant, min_frequency=min_frequency, progress=progress
     )
+    return merge_stage2(stage2_table(counts, options), options)
 
 
-def _stage2(counts: WordCounts, options: TrainingOptions) -> BPEModel:
-    """Merge stage-2 words: ``positional`` unless another variant is named.
+def _stage2_variant(options: TrainingOptions) -> TrainingOptions:
+    """``options`` with stage 2's trainer: ``positional`` unless another variant is named."""
+    return attrs.evolve(options, variant=STAGE2_VARIANT) if options.variant == "auto" else options
+
+
+class PackedWords(Sequence[Sequence[int]]):
+    """Word tables' ``words`` back to back in one array of token ids, with each word's end.
+
+    Stage 2 replays thousands of stage-1 merges over some 10^6 distinct words; as a list of
+    one array each they cost about 80 bytes a word besides their ids on PyPy (the object,
+    its buffer's allocation, the list slot), here 8.  A word read back is a new array
+    slice.  Read-only: the positional trainer only reads a table's words (the others
+    rewrite them in place, and get a list).
+
+    >>> words = PackedWords("H")
+    >>> words.append(b"ab"); words.append([300])
+    >>> len(words), [list(word) for word in words]
+    (2, [[97, 98], [300]])
+    """
+
+    def __init__(self, typecode: str) -> None:
+        self.ids = array(typecode)
+        #: ``ids[ends[i]:ends[i + 1]]`` is word ``i``.
+        self.ends = array("Q", [0])
+
+    def append(self, word: Sequence[int]) -> None:
+        """Add ``word`` (its ``bytes``, or its ids) at the end."""
+        self.ids.extend(word)
+        self.ends.append(len(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.ends) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> Sequence[int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Sequence[int]]: ...
+
+    def __getitem__(self, index: object) -> object:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        assert isinstance(index, int)
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("word index out of range")
+        return self.ids[self.ends[index] : self.ends[index + 1]]
+
+    def __iter__(self) -> Iterator[Sequence[int]]:
+        ids, ends = self.ids, self.ends
+        for i in range(len(ends) - 1):
+            yield ids[ends[i] : ends[i + 1]]
+
+
+def stage2_table(counts: WordCounts, options: TrainingOptions) -> WordTable:
+    """The word table of stage 2: ``counts``' words through ``options.initial``'s merges.
+
+    The words are replayed one by one into :class:`PackedWords` (for the positional trainer;
+    a list of their arrays for the others), so that stage 2 never holds a second copy of
+    the corpus's distinct words as small objects: once the caller drops ``counts``, the
+    table is all that is left of them.
+    """
+    assert options.initial is not None
+    table = WordTable.from_word_counts(
+        {},
+        min_frequency=options.min_frequency,
+        max_token_length=options.max_token_length,
+        tie_break=options.tie_break,
+    )
+    ranks = table.add_merges(options.initial.merges)
+    words = PackedWords("H" if len(table.token_bytes) <= 1 << 16 else "I")
+    word_counts: List[int] = []
+    for word, n in counts.words.items():
+        words.append(apply_merges(word, ranks))
+        word_counts.append(n)
+    table.counts = word_counts
+    # Only the positional trainer reads the words without rewriting them (see PackedWords).
+    table.words = cast(List[Sequence[int]], words) if options.variant == STAGE2_VARIANT else list(words)
+    return table
+
+
+def merge_stage2(table: WordTable, options: TrainingOptions) -> BPEModel:
+    """Merge the words of :func:`stage2_table`.
 
     Stage 2 is the one place where ``initial`` was learned with another pre-tokenizer on
     purpose (so :meth:`TrainingOptions.check_initial_fits` is not called): its words hold
     stage 1's words whole.
     """
-    if options.variant == "auto":
-        options = attrs.evolve(options, variant=STAGE2_VARIANT)
-    return merge_counts(counts, options)
+    # What the caller dropped (the counts: a dict of some 10^6 words) is collected before
+    # the trainer lays out its arrays, not on top of them (PyPy's collector would let it
+    # stand until the heap doubles).
+    gc.collect()
+    return merge_table(table, options, options.variant, STAGE2_PRETOKENIZER)
+
+
+def bytes_per_token(words: Sequence[Sequence[int]], counts: Sequence[int], model: BPEModel) -> float:
+    """UTF-8 bytes per token of the words of a table of ``model`` (token ids, each occurring
+    ``counts`` times, e.g. :func:`stage2_table`'s) once all of ``model``'s merges apply.
+
+    Merges already applied to a word apply no more, and the rest apply as they would to
+    its bytes: the pairs of a token made by a merge rank after it.
+    """
+    table = WordTable.from_word_counts({})
+    ranks = table.add_merges(model.merges)
+    lengths = [len(token) for token in table.token_bytes]
+    n_bytes = n_tokens = 0
+    for word, n in zip(words, counts):
+        n_bytes += sum([lengths[t] for t in word]) * n
+        n_tokens += len(apply_merges(word, ranks)) * n
+    return n_bytes / n_tokens if n_tokens else 0.0
