@@ -33,12 +33,12 @@ from __future__ import annotations
 import gc
 from array import array
 from concurrent.futures import Executor
-from typing import Iterable, Iterator, List, Optional, Sequence, cast, overload
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, cast, overload
 
 import attrs
 
 from .core import WordTable, apply_merges
-from .counting import Files, count
+from .counting import Files, count, count_compact
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer, superwords
@@ -152,18 +152,24 @@ def extend_superbpe(
 def _extend(files: Files, options: TrainingOptions) -> BPEModel:
     """Stage 2 of ``options`` (whose ``initial`` is stage 1) on ``files``."""
     assert options.initial is not None
-    counted = attrs.evolve(
-        options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER
+    counted = _stage2_variant(
+        attrs.evolve(options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER)
     )
-    counts = count_with(counted, count, files)
-    counted = _stage2_variant(counted)
-    table = stage2_table(counts, counted)
-    del counts  # the table holds the words now, in a fraction of the memory
+    counts = count_compact(
+        files,
+        counted.special_tokens,
+        pretokenizer=STAGE2_PRETOKENIZER,
+        processes=counted.processes,
+        executor=counted.executor,
+        errors=counted.errors,
+        progress=counted.progress,
+    )
+    table = stage2_table(counts.pairs(), counted)
+    del counts  # the table holds the words now
     return merge_stage2(table, counted)
 
 
 def stage2_options(
-    counts: WordCounts,
     vocab_size: int,
     initial: BPEModel,
     *,
@@ -171,18 +177,14 @@ def stage2_options(
     min_frequency: int = 1,
     progress: Progress = False,
 ) -> TrainingOptions:
-    """The options of stage 2 on ``counts``, which must be words of :data:`STAGE2_PRETOKENIZER`."""
-    if counts.pretokenizer != STAGE2_PRETOKENIZER:
-        raise PureBPEError(
-            f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
-            f"not with {counts.pretokenizer!r}"
-        )
+    """The options of stage 2 after ``initial``, on words counted with :data:`STAGE2_PRETOKENIZER`
+    and ``initial``'s special tokens (:func:`purebpe.counting.count_compact`)."""
     return _stage2_variant(
         TrainingOptions(
             vocab_size=vocab_size,
-            special_tokens=counts.special_tokens,
+            special_tokens=initial.special_tokens,
             variant=variant,
-            pretokenizer=counts.pretokenizer,
+            pretokenizer=STAGE2_PRETOKENIZER,
             min_frequency=min_frequency,
             initial=initial,
             progress=progress,
@@ -200,10 +202,23 @@ def superwords_from_counts(
     progress: Progress = False,
 ) -> BPEModel:
     """Stage 2 on words counted with :data:`STAGE2_PRETOKENIZER` (e.g. ``count --pattern``)."""
-    options = stage2_options(
-        counts, vocab_size, initial, variant=variant, min_frequency=min_frequency, progress=progress
+    if counts.pretokenizer != STAGE2_PRETOKENIZER:
+        raise PureBPEError(
+            f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
+            f"not with {counts.pretokenizer!r}"
+        )
+    options = _stage2_variant(
+        TrainingOptions(
+            vocab_size=vocab_size,
+            special_tokens=counts.special_tokens,
+            variant=variant,
+            pretokenizer=counts.pretokenizer,
+            min_frequency=min_frequency,
+            initial=initial,
+            progress=progress,
+        )
     )
-    return merge_stage2(stage2_table(counts, options), options)
+    return merge_stage2(stage2_table(counts.words.items(), options), options)
 
 
 def _stage2_variant(options: TrainingOptions) -> TrainingOptions:
@@ -261,12 +276,13 @@ class PackedWords(Sequence[Sequence[int]]):
             yield ids[ends[i] : ends[i + 1]]
 
 
-def stage2_table(counts: WordCounts, options: TrainingOptions) -> WordTable:
-    """The word table of stage 2: ``counts``' words through ``options.initial``'s merges.
+def stage2_table(counts: Iterable[Tuple[bytes, int]], options: TrainingOptions) -> WordTable:
+    """The word table of stage 2: the words of ``(word, count)`` pairs through
+    ``options.initial``'s merges.
 
     The words are replayed one by one into :class:`PackedWords` (for the positional trainer;
     a list of their arrays for the others), so that stage 2 never holds a second copy of
-    the corpus's distinct words as small objects: once the caller drops ``counts``, the
+    the corpus's distinct words as small objects: once the caller drops the counts, the
     table is all that is left of them.
     """
     assert options.initial is not None
@@ -279,7 +295,7 @@ def stage2_table(counts: WordCounts, options: TrainingOptions) -> WordTable:
     ranks = table.add_merges(options.initial.merges)
     words = PackedWords("H" if len(table.token_bytes) <= 1 << 16 else "I")
     word_counts: List[int] = []
-    for word, n in counts.words.items():
+    for word, n in counts:
         words.append(apply_merges(word, ranks))
         word_counts.append(n)
     table.counts = word_counts

@@ -27,7 +27,13 @@ from ..trainers import VARIANTS, choose_variant
 from ..training import merge_counts
 from ..training_options import TrainingOptions
 from ..wordcounts import WordCounts
-from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
+from ._common import (
+    add_input_arguments,
+    count_input,
+    count_input_compact,
+    pretokenizer_option,
+    progress_option,
+)
 
 #: Options that say how to count, which a counts file has already fixed.
 _COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes", "max_chars", "doc_cap")
@@ -164,18 +170,17 @@ def _run_superbpe(args: argparse.Namespace, progress: Progress, initial: Optiona
     args.pattern = STAGE2_PATTERN
     args.special_token = list(initial.special_tokens)
     counted = time.perf_counter()
-    counts, source = count_input(args)
+    counts2, source = count_input_compact(args)
     options = stage2_options(
-        counts,
         args.vocab_size,
         initial,
         variant=args.variant,
         min_frequency=args.min_frequency,
         progress=progress,
     )
-    words = f"{counts.total():,} words, {len(counts):,} distinct"
-    table = stage2_table(counts, options)
-    del counts  # the table holds the words now, packed (see purebpe.superbpe.stage2_table)
+    words = f"{counts2.total():,} words, {len(counts2):,} distinct"
+    table = stage2_table(counts2.pairs(), options)
+    del counts2  # the table holds the words now, packed (see purebpe.superbpe.stage2_table)
     replayed, word_counts = table.words, table.counts  # for the summary (the trainer drops them)
     model = merge_stage2(table, options)
     trained = time.perf_counter()
