@@ -31,9 +31,11 @@ depending on word length, and is what ``variant="auto"`` gives stage 2 here.
 from __future__ import annotations
 
 import gc
+import sys
 from array import array
 from concurrent.futures import Executor
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, cast, overload
+from functools import lru_cache
+from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast, overload
 
 import attrs
 
@@ -53,6 +55,7 @@ __all__ = [
     "PackedWords",
     "bytes_per_token",
     "extend_superbpe",
+    "release_memory",
     "stage2_options",
     "stage2_table",
     "superwords_from_counts",
@@ -111,7 +114,7 @@ def train_superbpe(
     counts = count_with(stage1, count, files)
     initial = merge_counts(counts, stage1)
     del counts
-    gc.collect()  # stage 1's words, before stage 2 counts (see merge_stage2)
+    release_memory()  # stage 1's words, before stage 2 counts
     return _extend(files, attrs.evolve(options, initial=initial))
 
 
@@ -164,6 +167,7 @@ def _extend(files: Files, options: TrainingOptions) -> BPEModel:
         errors=counted.errors,
         progress=counted.progress,
     )
+    release_memory()  # what counting left behind, before the words are replayed
     table = stage2_table(counts.pairs(), counted)
     del counts  # the table holds the words now
     return merge_stage2(table, counted)
@@ -243,13 +247,39 @@ class PackedWords(Sequence[Sequence[int]]):
 
     def __init__(self, typecode: str) -> None:
         self.ids = array(typecode)
-        #: ``ids[ends[i]:ends[i + 1]]`` is word ``i``.
-        self.ends = array("Q", [0])
+        #: ``ids[ends[i]:ends[i + 1]]`` is word ``i`` (4-byte ends until they need 8).
+        self.ends = array("I", [0])
 
     def append(self, word: Sequence[int]) -> None:
         """Add ``word`` (its ``bytes``, or its ids) at the end."""
         self.ids.extend(word)
+        if len(self.ids) > 0xFFFFFFFF and self.ends.typecode == "I":
+            self.ends = array("Q", self.ends)
         self.ends.append(len(self.ids))
+
+    def write(self, out: BinaryIO) -> None:
+        """Write the words to the binary file ``out`` (for :meth:`read`, on this machine)."""
+        header = f"{self.ids.typecode}{self.ends.typecode}{len(self.ids):020}{len(self.ends):020}"
+        out.write(header.encode("ascii"))
+        self.ids.tofile(out)
+        self.ends.tofile(out)
+
+    @classmethod
+    def read(cls, data: BinaryIO) -> "PackedWords":
+        """The words that :meth:`write` wrote to ``data``, from where ``data`` stands.
+
+        >>> import io
+        >>> words, spill = PackedWords("H"), io.BytesIO()
+        >>> words.append(b"ab"); words.write(spill); _ = spill.seek(0)
+        >>> [list(word) for word in PackedWords.read(spill)]
+        [[97, 98]]
+        """
+        header = data.read(42).decode("ascii")
+        words = cls(header[0])
+        words.ends = array(header[1])
+        words.ids.fromfile(data, int(header[2:22]))
+        words.ends.fromfile(data, int(header[22:42]))
+        return words
 
     def __len__(self) -> int:
         return len(self.ends) - 1
@@ -311,11 +341,37 @@ def merge_stage2(table: WordTable, options: TrainingOptions) -> BPEModel:
     purpose (so :meth:`TrainingOptions.check_initial_fits` is not called): its words hold
     stage 1's words whole.
     """
-    # What the caller dropped (the counts: a dict of some 10^6 words) is collected before
-    # the trainer lays out its arrays, not on top of them (PyPy's collector would let it
-    # stand until the heap doubles).
-    gc.collect()
+    release_memory()  # the counts the caller dropped, before the trainer lays out its arrays
     return merge_table(table, options, options.variant, STAGE2_PRETOKENIZER)
+
+
+def release_memory() -> None:
+    """Collect garbage, then give the C allocator's free pages back to the system (glibc's
+    ``malloc_trim``; elsewhere only the collection).
+
+    Between SuperBPE's steps -- stage 1, stage 2's counting, its replay, its trainer -- what
+    one step dropped would otherwise stay resident under the next: PyPy's collector frees
+    lazily (when the heap has grown by 82 % since the last collection), and glibc keeps
+    freed memory for the process. Measured on 100 MB of Linux source on PyPy: 112 MiB handed
+    back before stage 2's trainer, whose 124 MB array then fits where the counts were.
+    """
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=None)
+def _malloc_trim() -> Optional[Callable[[int], int]]:
+    """glibc's ``malloc_trim``, or ``None`` where the C library has none (macOS, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return cast(Callable[[int], int], ctypes.CDLL(None).malloc_trim)
+    except (ImportError, OSError, AttributeError):
+        return None
 
 
 def bytes_per_token(words: Sequence[Sequence[int]], counts: Sequence[int], model: BPEModel) -> float:
