@@ -37,6 +37,7 @@ script.option("--cli-corpus", default="linux-100m.txt", help="the corpus of the 
 script.option("--cli-vocab", type=int, default=32_000)
 script.option("--cli-transition", type=float, default=0.8, help="a fraction of the merges")
 script.option("--nursery", default="4MB", help="PYPY_GC_NURSERY of the PyPy runs ('default': unset)")
+script.option("--peer-rounds", type=int, default=1, help="rounds of HF's run in superbpe_whole_run")
 
 
 @script.child
@@ -166,7 +167,7 @@ def superbpe_whole_run(args: argparse.Namespace) -> Table:
         if label == "PyPy" and args.nursery != "default":
             env["PYPY_GC_NURSERY"] = args.nursery
         results = []
-        for _ in range(args.rounds):
+        for _ in range(args.rounds if kind == "cli" else args.peer_rounds):
             try:
                 results.append(
                     run_child("bench.bench_superbpe", dict(base, tool=kind), python=python, env=env)

@@ -31,8 +31,10 @@ depending on word length, and is what ``variant="auto"`` gives stage 2 here.
 from __future__ import annotations
 
 import gc
+import json
 import sys
 from array import array
+from bisect import bisect_right
 from concurrent.futures import Executor
 from functools import lru_cache
 from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast, overload
@@ -230,38 +232,53 @@ def _stage2_variant(options: TrainingOptions) -> TrainingOptions:
     return attrs.evolve(options, variant=STAGE2_VARIANT) if options.variant == "auto" else options
 
 
+#: Ids per array of :class:`PackedWords` (a longer word has an array of its own).
+CHUNK_IDS = 1 << 20
+
+
 class PackedWords(Sequence[Sequence[int]]):
-    """Word tables' ``words`` back to back in one array of token ids, with each word's end.
+    """Word tables' ``words`` back to back in arrays of token ids, with each word's end.
 
     Stage 2 replays thousands of stage-1 merges over some 10^6 distinct words; as a list of
     one array each they cost about 80 bytes a word besides their ids on PyPy (the object,
-    its buffer's allocation, the list slot), here 8.  A word read back is a new array
-    slice.  Read-only: the positional trainer only reads a table's words (the others
-    rewrite them in place, and get a list).
+    its buffer's allocation, the list slot), here 4.  The ids fill arrays of
+    :data:`CHUNK_IDS` one after the other: one array growing to the whole size would be
+    copied at every step of its growth, each old buffer a hole the next, larger one does
+    not fit in (measured: 75 MiB more at the peak, 100 MB of Linux source).  A word read
+    back is a new array slice.  Read-only: the positional trainer only reads a table's
+    words (the others rewrite them in place, and get a list).
 
     >>> words = PackedWords("H")
     >>> words.append(b"ab"); words.append([300])
-    >>> len(words), [list(word) for word in words]
-    (2, [[97, 98], [300]])
+    >>> len(words), [list(word) for word in words], list(words[1])
+    (2, [[97, 98], [300]], [300])
     """
 
     def __init__(self, typecode: str) -> None:
-        self.ids = array(typecode)
-        #: ``ids[ends[i]:ends[i + 1]]`` is word ``i`` (4-byte ends until they need 8).
-        self.ends = array("I", [0])
+        self.typecode = typecode
+        self.chunks = [array(typecode)]
+        #: The index of the first word of each chunk.
+        self.first_words = [0]
+        #: Word ``i`` ends at ``ends[i]`` in its chunk, and starts where word ``i - 1``
+        #: ends, or at 0 for the first word of a chunk.
+        self.ends = array("I")
 
     def append(self, word: Sequence[int]) -> None:
         """Add ``word`` (its ``bytes``, or its ids) at the end."""
-        self.ids.extend(word)
-        if len(self.ids) > 0xFFFFFFFF and self.ends.typecode == "I":
-            self.ends = array("Q", self.ends)
-        self.ends.append(len(self.ids))
+        chunk = self.chunks[-1]
+        if chunk and len(chunk) + len(word) > CHUNK_IDS:
+            chunk = array(self.typecode)
+            self.chunks.append(chunk)
+            self.first_words.append(len(self.ends))
+        chunk.extend(word)
+        self.ends.append(len(chunk))
 
     def write(self, out: BinaryIO) -> None:
         """Write the words to the binary file ``out`` (for :meth:`read`, on this machine)."""
-        header = f"{self.ids.typecode}{self.ends.typecode}{len(self.ids):020}{len(self.ends):020}"
-        out.write(header.encode("ascii"))
-        self.ids.tofile(out)
+        header = [self.typecode, self.first_words, [len(chunk) for chunk in self.chunks], len(self.ends)]
+        out.write(json.dumps(header).encode("ascii") + b"\n")
+        for chunk in self.chunks:
+            chunk.tofile(out)
         self.ends.tofile(out)
 
     @classmethod
@@ -274,15 +291,17 @@ class PackedWords(Sequence[Sequence[int]]):
         >>> [list(word) for word in PackedWords.read(spill)]
         [[97, 98]]
         """
-        header = data.read(42).decode("ascii")
-        words = cls(header[0])
-        words.ends = array(header[1])
-        words.ids.fromfile(data, int(header[2:22]))
-        words.ends.fromfile(data, int(header[22:42]))
+        typecode, first_words, lengths, count = json.loads(data.readline())
+        words = cls(typecode)
+        words.first_words, words.chunks = first_words, []
+        for length in lengths:
+            words.chunks.append(array(typecode))
+            words.chunks[-1].fromfile(data, length)
+        words.ends.fromfile(data, count)
         return words
 
     def __len__(self) -> int:
-        return len(self.ends) - 1
+        return len(self.ends)
 
     @overload
     def __getitem__(self, index: int) -> Sequence[int]: ...
@@ -298,12 +317,17 @@ class PackedWords(Sequence[Sequence[int]]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError("word index out of range")
-        return self.ids[self.ends[index] : self.ends[index + 1]]
+        c = bisect_right(self.first_words, index) - 1
+        start = 0 if index == self.first_words[c] else self.ends[index - 1]
+        return self.chunks[c][start : self.ends[index]]
 
     def __iter__(self) -> Iterator[Sequence[int]]:
-        ids, ends = self.ids, self.ends
-        for i in range(len(ends) - 1):
-            yield ids[ends[i] : ends[i + 1]]
+        ends, firsts = self.ends, self.first_words + [len(self.ends)]
+        for c, chunk in enumerate(self.chunks):
+            start = 0
+            for i in range(firsts[c], firsts[c + 1]):
+                yield chunk[start : ends[i]]
+                start = ends[i]
 
 
 def stage2_table(counts: Iterable[Tuple[bytes, int]], options: TrainingOptions) -> WordTable:

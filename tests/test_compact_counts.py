@@ -3,6 +3,7 @@ words replayed into one array (``PackedWords``), and the same results as the dic
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import purebpe
+from purebpe import superbpe
 from purebpe.core import WordTable
 from purebpe.counting import CompactCounts, count, count_compact, pack_counts
 from purebpe.superbpe import (
@@ -100,12 +102,20 @@ def test_bytes_per_token_of_replayed_words_is_that_of_the_text(corpus: Path) -> 
     assert bytes_per_token(table.words, table.counts, model) == pytest.approx(expected, rel=1e-12)
 
 
-def test_packed_words_read_back_as_a_sequence() -> None:
-    words = PackedWords("I")
-    for word in ([1, 2, 3], b"", [70000]):
-        words.append(word)
-    assert len(words) == 3
-    assert [list(w) for w in words] == [[1, 2, 3], [], [70000]]
-    assert list(words[-1]) == [70000] and [list(w) for w in words[1:]] == [[], [70000]]
+@given(st.lists(st.lists(st.integers(0, 70000), max_size=5), max_size=40), st.integers(1, 8))
+def test_packed_words_read_back_as_a_list_of_words(words: List[List[int]], chunk_ids: int) -> None:
+    packed = PackedWords("I")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(superbpe, "CHUNK_IDS", chunk_ids)  # many chunks, words longer than one
+        for word in words:
+            packed.append(word)
+    assert len(packed) == len(words)
+    assert [list(word) for word in packed] == words
+    assert [list(packed[i]) for i in range(-len(words), len(words))] == words + words
+    assert [list(word) for word in packed[1::2]] == words[1::2]
     with pytest.raises(IndexError):
-        words[3]
+        packed[len(words)]
+    spill = io.BytesIO()
+    packed.write(spill)
+    spill.seek(0)
+    assert [list(word) for word in PackedWords.read(spill)] == words
