@@ -26,6 +26,12 @@ splits with it and applies all merges, stage 1's first (HF loads the exported
 Stage-2 words are long (whole runs of words), which is where the trainers' cost differs:
 ``variant="positional"`` works on a flat array of the text's positions, its cost not
 depending on word length, and is what ``variant="auto"`` gives stage 2 here.
+
+Stage 2 holds its words in flat arrays from counting to training (peak memory under 4x
+the corpus on PyPy, ``docs/superbpe.md``): counting sums into
+:class:`~purebpe.counting.CompactCounts`, the replay of stage 1's merges writes
+:class:`PackedWords`, and :func:`release_memory` hands what each step dropped back to the
+system before the next.
 """
 
 from __future__ import annotations
@@ -240,8 +246,8 @@ class PackedWords(Sequence[Sequence[int]]):
     """Word tables' ``words`` back to back in arrays of token ids, with each word's end.
 
     Stage 2 replays thousands of stage-1 merges over some 10^6 distinct words; as a list of
-    one array each they cost about 80 bytes a word besides their ids on PyPy (the object,
-    its buffer's allocation, the list slot), here 4.  The ids fill arrays of
+    one array each they cost an object, an allocation and a list slot a word besides their
+    ids, here a 4-byte end.  The ids fill arrays of
     :data:`CHUNK_IDS` one after the other: one array growing to the whole size would be
     copied at every step of its growth, each old buffer a hole the next, larger one does
     not fit in (measured: 75 MiB more at the peak, 100 MB of Linux source).  A word read
