@@ -202,6 +202,7 @@ def superbpe_whole_run(args: argparse.Namespace) -> Table:
         print(rows[-1], file=sys.stderr, flush=True)
     return Table(
         rows,
+        suffix="_whole_run",
         interpreter="all",
         title=f"purebpe train --superbpe on {corpus.name} ({size_mb:.0f} MB) -> {vocab}, "
         f"transition {transition}",
