@@ -204,6 +204,7 @@ def superbpe_whole_run(args: argparse.Namespace) -> Table:
         rows,
         suffix="_whole_run",
         interpreter="all",
+        plot={"label": "tool", "value": "peak RSS MB", "xlabel": "peak RSS (MiB)"},
         title=f"purebpe train --superbpe on {corpus.name} ({size_mb:.0f} MB) -> {vocab}, "
         f"transition {transition}",
         notes="Median of the rounds, each a fresh process; peak RSS of the process that trains (counting "
