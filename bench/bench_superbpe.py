@@ -17,10 +17,12 @@ seconds are both recorded: the machine may be shared. A run that fails or runs o
 from __future__ import annotations
 
 import argparse
+import resource
+import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from ._harness import ChildFailed, Script, Table, corpus_path, fmt, peak_rss_mb, run_child, timed
 from .hf_trainer_adapter import hf_trainer
@@ -31,6 +33,11 @@ script.option("--held-out", default="en-kjv-fortunes-5m.txt")
 script.option("--vocab", type=int, default=10_000)
 script.option("--transitions", default="0.5,0.8,0.9", help="fractions of the merges")
 script.option("--timeout", type=float, default=1800)
+script.option("--cli-corpus", default="linux-100m.txt", help="the corpus of the whole-run measurement")
+script.option("--cli-vocab", type=int, default=32_000)
+script.option("--cli-transition", type=float, default=0.8, help="a fraction of the merges")
+script.option("--nursery", default="4MB", help="PYPY_GC_NURSERY of the PyPy runs ('default': unset)")
+script.option("--peer-rounds", type=int, default=1, help="rounds of HF's run in superbpe_whole_run")
 
 
 @script.child
@@ -40,9 +47,20 @@ def child(spec: Dict[str, Any]) -> Dict[str, Any]:
 
     train_path, vocab = spec["train"], spec["vocab"]
     if spec["tool"] == "hf":
-        tokenizer, trainer = hf_trainer(vocab, split=STAGE2_PATTERN)
+        tokenizer, trainer = hf_trainer(vocab, spec.get("specials", []), split=STAGE2_PATTERN)
         _, wall, cpu = timed(tokenizer.train, [train_path], trainer)
         return {"stage2_s": wall, "stage2_cpu_s": cpu}
+    if spec["tool"] == "cli":  # the whole `purebpe train --superbpe`, as a user runs it
+        import tempfile
+
+        from purebpe.cli import main
+
+        arguments = ["train", train_path, "--vocab-size", str(vocab), "--superbpe"]
+        arguments += ["--transition", str(spec["transition"]), "--special-token", "<|endoftext|>"]
+        with tempfile.TemporaryDirectory() as out:
+            _, wall, cpu = timed(main, [*arguments, "--progress", "none", "-o", out])
+        workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        return {"wall_s": wall, "cpu_s": cpu, "workers_peak_rss_mb": workers}
     transition = spec["transition"]
     began = time.perf_counter()
     model = purebpe.train(train_path, 256 + (vocab - 256 if transition is None else transition))
@@ -127,6 +145,71 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
         title=f"SuperBPE vs BPE, vocab {vocab}: trained on {train.name}, encoding {held_out.name}",
         notes="One run each; 'tokens vs BPE' is SuperBPE's token count on the held-out text over plain "
         "BPE's at the same size (0.80x: 20 % fewer).",
+    )
+
+
+@script.register
+def superbpe_whole_run(args: argparse.Namespace) -> Table:
+    """Peak memory and time of the whole ``purebpe train --superbpe`` (stage 1, stage 2, the
+    summary) against HF ``tokenizers``' stage 2 alone (from scratch, the stage-2 split, one
+    thread): median of ``--rounds`` fresh processes each."""
+    corpus = corpus_path(args.cli_corpus, quick=args.quick)
+    vocab = 2000 if args.quick else args.cli_vocab
+    transition = int((vocab - 257) * args.cli_transition)
+    size_mb = corpus.stat().st_size / 1e6
+    base = {"train": str(corpus), "vocab": vocab, "transition": transition, "specials": ["<|endoftext|>"]}
+    single = {"TOKENIZERS_PARALLELISM": "false", "RAYON_NUM_THREADS": "1"}
+    runs = [("purebpe train --superbpe", "PyPy", args.pypy, "cli")] if args.pypy else []
+    runs += [("HF tokenizers, stage-2 Split from scratch, 1 thread", "CPython", args.python, "hf")]
+    rows: List[Mapping[str, Any]] = []
+    for tool, label, python, kind in runs:
+        env = dict(single)
+        if label == "PyPy" and args.nursery != "default":
+            env["PYPY_GC_NURSERY"] = args.nursery
+        results = []
+        for _ in range(args.rounds if kind == "cli" else args.peer_rounds):
+            try:
+                results.append(
+                    run_child("bench.bench_superbpe", dict(base, tool=kind), python=python, env=env)
+                )
+            except ChildFailed as failure:
+                print(failure, file=sys.stderr)
+                results.append(failure.row())
+        good = [r for r in results if "error" not in r]
+        if not good:
+            rows.append({"tool": tool, "interpreter": label, "wall s": results[-1]["error"]})
+            continue
+        wall = statistics.median(r["wall_s"] if kind == "cli" else r["stage2_s"] for r in good)
+        cpu = statistics.median(r["child_cpu_s"] for r in good)
+        peak = statistics.median(r["peak_rss_mb"] for r in good)
+        rows.append(
+            {
+                "tool": tool,
+                "interpreter": label
+                + (f" (GC nursery {env['PYPY_GC_NURSERY']})" if "PYPY_GC_NURSERY" in env else ""),
+                "rounds": len(good),
+                "wall s": fmt(wall, 1),
+                "CPU s (with workers)": fmt(cpu, 1),
+                "peak RSS MB": fmt(peak, 0),
+                "x corpus": fmt(peak * (1 << 20) / 1e6 / size_mb, 1),
+                "workers' peak RSS MB": fmt(
+                    statistics.median(r.get("workers_peak_rss_mb", 0) for r in good), 0
+                )
+                if kind == "cli"
+                else "",
+            }
+        )
+        print(rows[-1], file=sys.stderr, flush=True)
+    return Table(
+        rows,
+        suffix="_whole_run",
+        interpreter="all",
+        plot={"label": "tool", "value": "peak RSS MB", "xlabel": "peak RSS (MiB)"},
+        title=f"purebpe train --superbpe on {corpus.name} ({size_mb:.0f} MB) -> {vocab}, "
+        f"transition {transition}",
+        notes="Median of the rounds, each a fresh process; peak RSS of the process that trains (counting "
+        "workers apart, their largest in its own column); HF's row is its stage 2 alone. The machine was "
+        "shared with other jobs: compare CPU seconds rather than wall.",
     )
 
 

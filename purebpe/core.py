@@ -290,6 +290,15 @@ class WordTable:
 
     def replay(self, merges: Sequence[Tuple[bytes, bytes]]) -> None:
         """Add ``merges`` (learned earlier) to the vocabulary and apply them to every word."""
+        ranks = self.add_merges(merges)
+        # A word the merges changed is kept as 4-byte ids: a list costs 8 bytes a slot (on
+        # CPython also an int object per id above 256), and SuperBPE's stage 2 replays
+        # thousands of merges over words that are whole paragraphs.
+        self.words = [_as_ids(apply_merges(word, ranks)) for word in self.words]
+
+    def add_merges(self, merges: Sequence[Tuple[bytes, bytes]]) -> Dict[int, Tuple[int, int]]:
+        """Add ``merges`` (learned earlier) to the vocabulary, leaving the words as they are;
+        returns their ranks for :func:`apply_merges`."""
         ids = {token: i for i, token in enumerate(self.token_bytes)}
         ranks: Dict[int, Tuple[int, int]] = {}
         for rank, (left, right) in enumerate(merges):
@@ -300,10 +309,7 @@ class WordTable:
             new_id = self.add_token(ids[left], ids[right])
             ids.setdefault(self.token_bytes[new_id], new_id)
             ranks[pack_pair(ids[left], ids[right])] = (rank, new_id)
-        # A word the merges changed is kept as 4-byte ids: a list costs 8 bytes a slot (on
-        # CPython also an int object per id above 256), and SuperBPE's stage 2 replays
-        # thousands of merges over words that are whole paragraphs.
-        self.words = [_as_ids(apply_merges(word, ranks)) for word in self.words]
+        return ranks
 
     def add_token(self, left: int, right: int) -> int:
         """Record the merge of ``(left, right)`` and return the id of the new token."""

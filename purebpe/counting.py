@@ -313,6 +313,109 @@ def add_packed_counts(totals: Dict[bytes, int], packed: PackedCounts) -> None:
         start += length
 
 
+class CompactCounts:
+    """Word counts in four flat arrays: the words back to back, their ends, their counts,
+    and an open-addressing hash table of their indexes.
+
+    What :func:`count_compact` sums into instead of a ``dict``: some 70 bytes a word besides
+    its bytes (PyPy) and no objects for the collector to trace, so a corpus of 10^6 distinct
+    long words (SuperBPE's stage 2) costs about half as much at its peak. Counts are 64-bit.
+
+    >>> counts = CompactCounts()
+    >>> counts.add_counts({b"ab": 2, b"c": 1}); counts.add_counts({b"ab": 3})
+    >>> len(counts), counts.total(), list(counts.pairs())
+    (2, 6, [(b'ab', 5), (b'c', 1)])
+    """
+
+    def __init__(self) -> None:
+        # An array, not a bytearray: the buffers it leaves behind as it grows are freed at
+        # once, where PyPy's collector let a bytearray's pile up (its peak doubled).
+        self.blob = array("B")
+        #: ``blob[ends[i]:ends[i + 1]]`` is word ``i``.
+        self.ends = array("Q", [0])
+        self.counts = array("q")
+        #: ``slots[h]``: 0 (empty) or a word's index + 1; never more than half full.
+        self.slots = array("I", [0]) * 1024
+        #: Bad records left out with ``errors="skip"``.
+        self.skipped = 0
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def total(self) -> int:
+        """The number of word occurrences counted."""
+        return sum(self.counts)
+
+    def add(self, word: bytes, n: int) -> None:
+        """Count ``word`` ``n`` more times."""
+        blob, ends, slots = self.blob, self.ends, self.slots
+        mask = len(slots) - 1
+        i = hash(word) & mask
+        while True:
+            k = slots[i]
+            if k == 0:
+                break
+            if blob[ends[k - 1] : ends[k]].tobytes() == word:
+                self.counts[k - 1] += n
+                return
+            i = (i + 1) & mask
+        slots[i] = len(self.counts) + 1
+        blob.frombytes(word)
+        ends.append(len(blob))
+        self.counts.append(n)
+        if 2 * len(self.counts) > len(slots):
+            self._grow()
+
+    def _grow(self) -> None:
+        """Double the hash table (rehashing every word from its bytes)."""
+        slots = array("I", [0]) * (2 * len(self.slots))
+        mask = len(slots) - 1
+        blob, ends = self.blob, self.ends
+        for k in range(1, len(ends)):
+            i = hash(blob[ends[k - 1] : ends[k]].tobytes()) & mask
+            while slots[i]:
+                i = (i + 1) & mask
+            slots[i] = k
+        self.slots = slots
+
+    def add_counts(self, counts: Dict[bytes, int]) -> None:
+        """Add a ``{word: count}`` table."""
+        for word, n in counts.items():
+            self.add(word, n)
+
+    def add_packed(self, packed: PackedCounts) -> None:
+        """Add the counts that :func:`pack_counts` packed."""
+        blob, lengths, counts = packed
+        start = 0
+        for length, n in zip(lengths, counts):
+            self.add(blob[start : start + length], n)
+            start += length
+
+    def pairs(self) -> Iterator[Tuple[bytes, int]]:
+        """Every ``(word, count)``, in the order first counted."""
+        blob, ends, counts = self.blob, self.ends, self.counts
+        for k in range(len(counts)):
+            yield blob[ends[k] : ends[k + 1]].tobytes(), counts[k]
+
+
+#: What :func:`_run_jobs` sums counts into.
+Totals = Union[Dict[bytes, int], CompactCounts]
+
+
+def _add_into(totals: Totals, counts: Dict[bytes, int]) -> None:
+    if isinstance(totals, CompactCounts):
+        totals.add_counts(counts)
+    else:
+        add_counts(totals, counts)
+
+
+def _add_packed_into(totals: Totals, packed: PackedCounts) -> None:
+    if isinstance(totals, CompactCounts):
+        totals.add_packed(packed)
+    else:
+        add_packed_counts(totals, packed)
+
+
 @lru_cache(maxsize=8)
 def _cached_special_pattern(special_tokens: Tuple[str, ...]) -> Optional[Pattern[str]]:
     return special_pattern(special_tokens)
@@ -401,6 +504,82 @@ def count(
     >>> sorted(count(path).words.items())
     [(b' world', 1), (b'hello', 2)]
     """
+    words: Dict[bytes, int] = {}
+    specials, skipped = _count_into(
+        words,
+        files,
+        special_tokens,
+        pretokenizer=pretokenizer,
+        processes=processes,
+        executor=executor,
+        errors=errors,
+        progress=progress,
+        chunk_bytes=chunk_bytes,
+        shared_files=shared_files,
+        format=format,
+        text_key=text_key,
+        column=column,
+        max_chars=max_chars,
+        doc_cap=doc_cap,
+    )
+    return WordCounts(words, specials, pretokenizer, skipped=skipped)
+
+
+def count_compact(
+    files: Files,
+    special_tokens: Iterable[str] = (),
+    *,
+    pretokenizer: Pretokenizer = "gpt2",
+    processes: Optional[int] = None,
+    executor: Optional[Executor] = None,
+    errors: str = "strict",
+    progress: Progress = False,
+    format: str = "auto",
+    text_key: str = "text",
+    column: str = "text",
+    max_chars: Optional[int] = None,
+    doc_cap: Optional[int] = None,
+) -> CompactCounts:
+    """:func:`count` into :class:`CompactCounts` (for 10^6 distinct words and more)."""
+    totals = CompactCounts()
+    _, totals.skipped = _count_into(
+        totals,
+        files,
+        special_tokens,
+        pretokenizer=pretokenizer,
+        processes=processes,
+        executor=executor,
+        errors=errors,
+        progress=progress,
+        format=format,
+        text_key=text_key,
+        column=column,
+        max_chars=max_chars,
+        doc_cap=doc_cap,
+    )
+    return totals
+
+
+def _count_into(
+    totals: Totals,
+    files: Files,
+    special_tokens: Iterable[str] = (),
+    *,
+    pretokenizer: Pretokenizer = "gpt2",
+    processes: Optional[int] = None,
+    executor: Optional[Executor] = None,
+    errors: str = "strict",
+    progress: Progress = False,
+    chunk_bytes: int = CHUNK_BYTES,
+    shared_files: bool = False,
+    format: str = "auto",
+    text_key: str = "text",
+    column: str = "text",
+    max_chars: Optional[int] = None,
+    doc_cap: Optional[int] = None,
+) -> Tuple[Tuple[str, ...], int]:
+    """:func:`count`'s work, summing into ``totals``; returns the special tokens and how
+    many bad records were skipped."""
     specials = _check_options(special_tokens, pretokenizer, errors, processes)
     check_progress(progress)
     _check_cap("max_chars", max_chars)
@@ -526,12 +705,12 @@ def count(
         except OSError:
             pass
     try:
-        words = _run_jobs(jobs(directory), workers if parallel else 1, executor, bar, skipped)
+        _run_jobs(jobs(directory), workers if parallel else 1, executor, bar, skipped, totals)
     finally:
         bar.close()
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
-    return WordCounts(words, specials, pretokenizer, skipped=skipped[0])
+    return specials, skipped[0]
 
 
 def _check_cap(name: str, value: Optional[int]) -> None:
@@ -586,7 +765,8 @@ def count_from_iterator(
         processes = default_processes(None, None) if len(ahead) > 1 else 1
         batches = chain(ahead, batches)
     try:
-        words = _run_jobs(batches, processes, executor, bar)
+        words: Dict[bytes, int] = {}
+        _run_jobs(batches, processes, executor, bar, into=words)
     finally:
         bar.close()
     return WordCounts(words, specials, pretokenizer)
@@ -598,19 +778,20 @@ def _run_jobs(
     executor: Optional[Executor],
     bar: Bar,
     skipped: Optional[List[int]] = None,
-) -> Dict[bytes, int]:
-    """Count every job (of ``size`` bytes or characters) and sum the counts; the bad
-    records skipped are added to ``skipped[0]``.
+    into: Optional[Totals] = None,
+) -> Totals:
+    """Count every job (of ``size`` bytes or characters) and sum the counts (into ``into``,
+    else a new dict, which is returned); the bad records skipped are added to ``skipped[0]``.
 
     Serially when there is no executor and ``processes`` is ``None`` or 1, else in worker
     processes.
     """
-    totals: Dict[bytes, int] = {}
+    totals: Totals = {} if into is None else into
     skips = skipped if skipped is not None else [0]
     if executor is None and (processes is None or processes == 1):
         for job, size in jobs:
             counts, n = count_any(job)
-            add_counts(totals, counts)
+            _add_into(totals, counts)
             skips[0] += n
             bar.update(size)
         return totals
@@ -655,7 +836,7 @@ def _run_jobs(
 
 def _collect_some(
     pending: Dict["Future[Tuple[JobResult, int]]", Tuple[int, int]],
-    totals: Dict[bytes, int],
+    totals: Totals,
     bar: Bar,
     skipped: List[int],
     failures: List[Tuple[int, BaseException]],
@@ -673,7 +854,7 @@ def _collect_some(
         except PureBPEError as exc:
             failures.append((index, exc))
             continue
-        add_packed_counts(totals, _packed(result))
+        _add_packed_into(totals, _packed(result))
         skipped[0] += n
         bar.update(size)
 

@@ -26,28 +26,46 @@ splits with it and applies all merges, stage 1's first (HF loads the exported
 Stage-2 words are long (whole runs of words), which is where the trainers' cost differs:
 ``variant="positional"`` works on a flat array of the text's positions, its cost not
 depending on word length, and is what ``variant="auto"`` gives stage 2 here.
+
+Stage 2 holds its words in flat arrays from counting to training (peak memory under 4x
+the corpus on PyPy, ``docs/superbpe.md``): counting sums into
+:class:`~purebpe.counting.CompactCounts`, the replay of stage 1's merges writes
+:class:`PackedWords`, and :func:`release_memory` hands what each step dropped back to the
+system before the next.
 """
 
 from __future__ import annotations
 
+import gc
+import json
+import sys
+from array import array
+from bisect import bisect_right
 from concurrent.futures import Executor
-from typing import Iterable, Optional
+from functools import lru_cache
+from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast, overload
 
 import attrs
 
-from .counting import Files, count
+from .core import WordTable, apply_merges
+from .counting import Files, count, count_compact
 from .errors import PureBPEError
 from .model import BPEModel
 from .pretokenize import Pattern, Pretokenizer, superwords
 from .progress import Progress
-from .training import count_with, merge_counts
+from .training import count_with, merge_counts, merge_table
 from .training_options import TrainingOptions
 from .wordcounts import WordCounts
 
 __all__ = [
     "STAGE2_PATTERN",
     "STAGE2_PRETOKENIZER",
+    "PackedWords",
+    "bytes_per_token",
     "extend_superbpe",
+    "release_memory",
+    "stage2_options",
+    "stage2_table",
     "superwords_from_counts",
     "train_superbpe",
 ]
@@ -102,7 +120,10 @@ def train_superbpe(
         )
     stage1 = attrs.evolve(options, vocab_size=256 + transition + len(options.special_tokens))
     counts = count_with(stage1, count, files)
-    return _extend(files, attrs.evolve(options, initial=merge_counts(counts, stage1)))
+    initial = merge_counts(counts, stage1)
+    del counts
+    release_memory()  # stage 1's words, before stage 2 counts
+    return _extend(files, attrs.evolve(options, initial=initial))
 
 
 def extend_superbpe(
@@ -142,11 +163,45 @@ def extend_superbpe(
 def _extend(files: Files, options: TrainingOptions) -> BPEModel:
     """Stage 2 of ``options`` (whose ``initial`` is stage 1) on ``files``."""
     assert options.initial is not None
-    counted = attrs.evolve(
-        options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER
+    counted = _stage2_variant(
+        attrs.evolve(options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER)
     )
-    counts = count_with(counted, count, files)
-    return _stage2(counts, counted)
+    counts = count_compact(
+        files,
+        counted.special_tokens,
+        pretokenizer=STAGE2_PRETOKENIZER,
+        processes=counted.processes,
+        executor=counted.executor,
+        errors=counted.errors,
+        progress=counted.progress,
+    )
+    release_memory()  # what counting left behind, before the words are replayed
+    table = stage2_table(counts.pairs(), counted)
+    del counts  # the table holds the words now
+    return merge_stage2(table, counted)
+
+
+def stage2_options(
+    vocab_size: int,
+    initial: BPEModel,
+    *,
+    variant: str = "auto",
+    min_frequency: int = 1,
+    progress: Progress = False,
+) -> TrainingOptions:
+    """The options of stage 2 after ``initial``, on words counted with :data:`STAGE2_PRETOKENIZER`
+    and ``initial``'s special tokens (:func:`purebpe.counting.count_compact`)."""
+    return _stage2_variant(
+        TrainingOptions(
+            vocab_size=vocab_size,
+            special_tokens=initial.special_tokens,
+            variant=variant,
+            pretokenizer=STAGE2_PRETOKENIZER,
+            min_frequency=min_frequency,
+            initial=initial,
+            progress=progress,
+        )
+    )
 
 
 def superwords_from_counts(
@@ -164,8 +219,7 @@ def superwords_from_counts(
             f"SuperBPE's stage 2 needs words counted with its pattern {STAGE2_PATTERN!r}, "
             f"not with {counts.pretokenizer!r}"
         )
-    return _stage2(
-        counts,
+    options = _stage2_variant(
         TrainingOptions(
             vocab_size=vocab_size,
             special_tokens=counts.special_tokens,
@@ -174,17 +228,194 @@ def superwords_from_counts(
             min_frequency=min_frequency,
             initial=initial,
             progress=progress,
-        ),
+        )
     )
+    return merge_stage2(stage2_table(counts.words.items(), options), options)
 
 
-def _stage2(counts: WordCounts, options: TrainingOptions) -> BPEModel:
-    """Merge stage-2 words: ``positional`` unless another variant is named.
+def _stage2_variant(options: TrainingOptions) -> TrainingOptions:
+    """``options`` with stage 2's trainer: ``positional`` unless another variant is named."""
+    return attrs.evolve(options, variant=STAGE2_VARIANT) if options.variant == "auto" else options
+
+
+#: Ids per array of :class:`PackedWords` (a longer word has an array of its own).
+CHUNK_IDS = 1 << 20
+
+
+class PackedWords(Sequence[Sequence[int]]):
+    """Word tables' ``words`` back to back in arrays of token ids, with each word's end.
+
+    Stage 2 replays thousands of stage-1 merges over some 10^6 distinct words; as a list of
+    one array each they cost an object, an allocation and a list slot a word besides their
+    ids, here a 4-byte end.  The ids fill arrays of
+    :data:`CHUNK_IDS` one after the other: one array growing to the whole size would be
+    copied at every step of its growth, each old buffer a hole the next, larger one does
+    not fit in (measured: 75 MiB more at the peak, 100 MB of Linux source).  A word read
+    back is a new array slice.  Read-only: the positional trainer only reads a table's
+    words (the others rewrite them in place, and get a list).
+
+    >>> words = PackedWords("H")
+    >>> words.append(b"ab"); words.append([300])
+    >>> len(words), [list(word) for word in words], list(words[1])
+    (2, [[97, 98], [300]], [300])
+    """
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+        self.chunks = [array(typecode)]
+        #: The index of the first word of each chunk.
+        self.first_words = [0]
+        #: Word ``i`` ends at ``ends[i]`` in its chunk, and starts where word ``i - 1``
+        #: ends, or at 0 for the first word of a chunk.
+        self.ends = array("I")
+
+    def append(self, word: Sequence[int]) -> None:
+        """Add ``word`` (its ``bytes``, or its ids) at the end."""
+        chunk = self.chunks[-1]
+        if chunk and len(chunk) + len(word) > CHUNK_IDS:
+            chunk = array(self.typecode)
+            self.chunks.append(chunk)
+            self.first_words.append(len(self.ends))
+        chunk.extend(word)
+        self.ends.append(len(chunk))
+
+    def write(self, out: BinaryIO) -> None:
+        """Write the words to the binary file ``out`` (for :meth:`read`, on this machine)."""
+        header = [self.typecode, self.first_words, [len(chunk) for chunk in self.chunks], len(self.ends)]
+        out.write(json.dumps(header).encode("ascii") + b"\n")
+        for chunk in self.chunks:
+            chunk.tofile(out)
+        self.ends.tofile(out)
+
+    @classmethod
+    def read(cls, data: BinaryIO) -> "PackedWords":
+        """The words that :meth:`write` wrote to ``data``, from where ``data`` stands.
+
+        >>> import io
+        >>> words, spill = PackedWords("H"), io.BytesIO()
+        >>> words.append(b"ab"); words.write(spill); _ = spill.seek(0)
+        >>> [list(word) for word in PackedWords.read(spill)]
+        [[97, 98]]
+        """
+        typecode, first_words, lengths, count = json.loads(data.readline())
+        words = cls(typecode)
+        words.first_words, words.chunks = first_words, []
+        for length in lengths:
+            words.chunks.append(array(typecode))
+            words.chunks[-1].fromfile(data, length)
+        words.ends.fromfile(data, count)
+        return words
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, index: int) -> Sequence[int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Sequence[int]]: ...
+
+    def __getitem__(self, index: object) -> object:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        assert isinstance(index, int)
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("word index out of range")
+        c = bisect_right(self.first_words, index) - 1
+        start = 0 if index == self.first_words[c] else self.ends[index - 1]
+        return self.chunks[c][start : self.ends[index]]
+
+    def __iter__(self) -> Iterator[Sequence[int]]:
+        ends, firsts = self.ends, self.first_words + [len(self.ends)]
+        for c, chunk in enumerate(self.chunks):
+            start = 0
+            for i in range(firsts[c], firsts[c + 1]):
+                yield chunk[start : ends[i]]
+                start = ends[i]
+
+
+def stage2_table(counts: Iterable[Tuple[bytes, int]], options: TrainingOptions) -> WordTable:
+    """The word table of stage 2: the words of ``(word, count)`` pairs through
+    ``options.initial``'s merges.
+
+    The words are replayed one by one into :class:`PackedWords` (for the positional trainer;
+    a list of their arrays for the others), so that stage 2 never holds a second copy of
+    the corpus's distinct words as small objects: once the caller drops the counts, the
+    table is all that is left of them.
+    """
+    assert options.initial is not None
+    table = WordTable.from_word_counts(
+        {},
+        min_frequency=options.min_frequency,
+        max_token_length=options.max_token_length,
+        tie_break=options.tie_break,
+    )
+    ranks = table.add_merges(options.initial.merges)
+    words = PackedWords("H" if len(table.token_bytes) <= 1 << 16 else "I")
+    word_counts: List[int] = []
+    for word, n in counts:
+        words.append(apply_merges(word, ranks))
+        word_counts.append(n)
+    table.counts = word_counts
+    # Only the positional trainer reads the words without rewriting them (see PackedWords).
+    table.words = cast(List[Sequence[int]], words) if options.variant == STAGE2_VARIANT else list(words)
+    return table
+
+
+def merge_stage2(table: WordTable, options: TrainingOptions) -> BPEModel:
+    """Merge the words of :func:`stage2_table`.
 
     Stage 2 is the one place where ``initial`` was learned with another pre-tokenizer on
     purpose (so :meth:`TrainingOptions.check_initial_fits` is not called): its words hold
     stage 1's words whole.
     """
-    if options.variant == "auto":
-        options = attrs.evolve(options, variant=STAGE2_VARIANT)
-    return merge_counts(counts, options)
+    release_memory()  # the counts the caller dropped, before the trainer lays out its arrays
+    return merge_table(table, options, options.variant, STAGE2_PRETOKENIZER)
+
+
+def release_memory() -> None:
+    """Collect garbage, then give the C allocator's free pages back to the system (glibc's
+    ``malloc_trim``; elsewhere only the collection).
+
+    Between SuperBPE's steps -- stage 1, stage 2's counting, its replay, its trainer -- what
+    one step dropped would otherwise stay resident under the next: PyPy's collector frees
+    lazily (when the heap has grown by 82 % since the last collection), and glibc keeps
+    freed memory for the process. Measured on 100 MB of Linux source on PyPy: 112 MiB handed
+    back before stage 2's trainer, whose 124 MB array then fits where the counts were.
+    """
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=None)
+def _malloc_trim() -> Optional[Callable[[int], int]]:
+    """glibc's ``malloc_trim``, or ``None`` where the C library has none (macOS, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return cast(Callable[[int], int], ctypes.CDLL(None).malloc_trim)
+    except (ImportError, OSError, AttributeError):
+        return None
+
+
+def bytes_per_token(words: Sequence[Sequence[int]], counts: Sequence[int], model: BPEModel) -> float:
+    """UTF-8 bytes per token of the words of a table of ``model`` (token ids, each occurring
+    ``counts`` times, e.g. :func:`stage2_table`'s) once all of ``model``'s merges apply.
+
+    Merges already applied to a word apply no more, and the rest apply as they would to
+    its bytes: the pairs of a token made by a merge rank after it.
+    """
+    table = WordTable.from_word_counts({})
+    ranks = table.add_merges(model.merges)
+    lengths = [len(token) for token in table.token_bytes]
+    n_bytes = n_tokens = 0
+    for word, n in zip(words, counts):
+        n_bytes += sum([lengths[t] for t in word]) * n
+        n_tokens += len(apply_merges(word, ranks)) * n
+    return n_bytes / n_tokens if n_tokens else 0.0

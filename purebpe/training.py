@@ -192,6 +192,17 @@ def merge_counts(counts: WordCounts, options: TrainingOptions) -> BPEModel:
         max_token_length=options.max_token_length,
         tie_break=options.tie_break,
     )
+    variant = options.variant
+    if variant == "auto":
+        variant = choose_variant(counts.words)
+    return merge_table(table, options, variant, counts.pretokenizer)
+
+
+def merge_table(
+    table: WordTable, options: TrainingOptions, variant: str, pretokenizer: Pretokenizer
+) -> BPEModel:
+    """The merge phase on a table built already, with the trainer ``variant`` (not "auto");
+    the model's pre-tokenizer is ``pretokenizer``, the one its words were counted with."""
     num_merges = options.merges_wanted(len(table.token_bytes))
     specials = options.all_special_tokens()
     if num_merges < 0:
@@ -199,9 +210,6 @@ def merge_counts(counts: WordCounts, options: TrainingOptions) -> BPEModel:
             f"vocab_size {options.vocab_size} is smaller than the initial model "
             f"({len(table.token_bytes)} tokens + {len(specials)} special tokens)"
         )
-    variant = options.variant
-    if variant == "auto":
-        variant = choose_variant(counts.words)
     trainer = get_trainer(variant)
     bar = progress_bar(options.progress, "merge", num_merges, "merge")
     done = 0
@@ -213,7 +221,7 @@ def merge_counts(counts: WordCounts, options: TrainingOptions) -> BPEModel:
             end_early(bar, done)  # stopped early (no pair left): the bar ends where it stopped
     finally:
         bar.close()
-    return BPEModel.from_table(table, specials, counts.pretokenizer)
+    return BPEModel.from_table(table, specials, pretokenizer)
 
 
 def train_bpe(

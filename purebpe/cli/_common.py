@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..corpus import NAME as DEFAULT_CORPUS
 from ..corpus import default_corpus
-from ..counting import count, count_from_iterator
+from ..counting import CompactCounts, count, count_compact, count_from_iterator
 from ..pretokenize import PRETOKENIZERS, Pattern, Pretokenizer
 from ..progress import Progress
 from ..readers import LAYOUTS, capped
@@ -126,27 +126,47 @@ def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
 
 def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
     """Count FILES (or the default corpus); returns the counts and a name for the source."""
-    options: Any = dict(
-        pretokenizer=pretokenizer_option(args),
-        processes=args.processes,
-        errors=args.errors,
-        progress=progress_option(args),
-    )
+    options = _count_options(args)
     if args.files:
         check_stdin_open(args.files)
-        layout: Any = dict(
-            format=args.input_format,
-            text_key=args.text_key,
-            column=args.column,
-            max_chars=args.max_chars,
-            doc_cap=args.doc_cap,
-        )
-        counts = count(args.files, args.special_token, **options, **layout)
+        counts = count(args.files, args.special_token, **options, **_layout_options(args))
         return counts, describe_files(args.files) + skipped_note(counts.skipped)
     texts = default_corpus()
     if args.max_chars is not None or args.doc_cap is not None:
         texts = [text for text, _ in capped(((t, True) for t in texts), args.doc_cap, args.max_chars)]
     return count_from_iterator(texts, args.special_token, **options), DEFAULT_CORPUS
+
+
+def count_input_compact(args: argparse.Namespace) -> Tuple[CompactCounts, str]:
+    """:func:`count_input` into :class:`~purebpe.counting.CompactCounts` (SuperBPE's stage 2)."""
+    if not args.files:  # the default corpus: small
+        words, source = count_input(args)
+        counts = CompactCounts()
+        counts.add_counts(words.words)
+        return counts, source
+    check_stdin_open(args.files)
+    options = _count_options(args)
+    counts = count_compact(args.files, args.special_token, **options, **_layout_options(args))
+    return counts, describe_files(args.files) + skipped_note(counts.skipped)
+
+
+def _count_options(args: argparse.Namespace) -> Any:
+    return dict(
+        pretokenizer=pretokenizer_option(args),
+        processes=args.processes,
+        errors=args.errors,
+        progress=progress_option(args),
+    )
+
+
+def _layout_options(args: argparse.Namespace) -> Any:
+    return dict(
+        format=args.input_format,
+        text_key=args.text_key,
+        column=args.column,
+        max_chars=args.max_chars,
+        doc_cap=args.doc_cap,
+    )
 
 
 #: A summary names this many input files; the rest are counted.

@@ -6,6 +6,7 @@ import argparse
 import os
 import resource
 import sys
+import tempfile
 import time
 from typing import Any, List, Optional, Sequence
 
@@ -20,12 +21,27 @@ from ..model import BPEModel
 from ..pretokenize import Pretokenizer, check_pretokenizer
 from ..progress import Progress
 from ..readers import LAYOUTS
-from ..superbpe import STAGE2_PATTERN, STAGE2_PRETOKENIZER, superwords_from_counts
+from ..superbpe import (
+    STAGE2_PATTERN,
+    STAGE2_PRETOKENIZER,
+    PackedWords,
+    merge_stage2,
+    release_memory,
+    stage2_options,
+    stage2_table,
+)
+from ..superbpe import bytes_per_token as superbpe_bytes_per_token
 from ..trainers import VARIANTS, choose_variant
 from ..training import merge_counts
 from ..training_options import TrainingOptions
 from ..wordcounts import WordCounts
-from ._common import add_input_arguments, count_input, pretokenizer_option, progress_option
+from ._common import (
+    add_input_arguments,
+    count_input,
+    count_input_compact,
+    pretokenizer_option,
+    progress_option,
+)
 
 #: Options that say how to count, which a counts file has already fixed.
 _COUNTING_OPTIONS = ("pretokenizer", "pattern", "processes", "max_chars", "doc_cap")
@@ -116,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     saved = time.perf_counter()
     seconds = [counted - start, trained - counted, saved - trained]
     variant = args.variant if args.variant != "auto" else f"auto ({choose_variant(counts.words)})"
-    _print_summary(source, counts, model, variant, seconds, paths)
+    words = f"{counts.total():,} words, {len(counts):,} distinct"
+    _print_summary(source, words, model, variant, seconds, paths, bytes_per_token(counts, model))
     return 0
 
 
@@ -156,22 +173,40 @@ def _run_superbpe(args: argparse.Namespace, progress: Progress, initial: Optiona
         counts, source = count_input(args)
         stage1 = attrs.evolve(options, vocab_size=256 + args.transition + len(counts.special_tokens))
         initial = merge_counts(counts, stage1)
+        del counts  # stage 1's words: not held through stage 2
+        release_memory()
     args.pattern = STAGE2_PATTERN
     args.special_token = list(initial.special_tokens)
     counted = time.perf_counter()
-    counts, source = count_input(args)
-    model = superwords_from_counts(
-        counts,
+    counts2, source = count_input_compact(args)
+    options = stage2_options(
         args.vocab_size,
         initial,
         variant=args.variant,
         min_frequency=args.min_frequency,
         progress=progress,
     )
-    trained = time.perf_counter()
-    paths = model.save(args.output, args.format)
-    seconds = [counted - start, trained - counted, time.perf_counter() - trained]
-    _print_summary(source, counts, model, f"{args.variant} (stage 1), superwords", seconds, paths)
+    words = f"{counts2.total():,} words, {len(counts2):,} distinct"
+    release_memory()  # what counting left behind, before the words are replayed
+    table = stage2_table(counts2.pairs(), options)
+    del counts2  # the table holds the words now, packed (see purebpe.superbpe.stage2_table)
+    # The summary replays the words once more (the trainer drops them); they wait on disk
+    # meanwhile: the trainer's own arrays make the peak (50 MB of 430 MiB, 100 MB of source).
+    replayed: Optional[Sequence[Sequence[int]]] = table.words
+    word_counts = table.counts
+    with tempfile.TemporaryFile() as spill:
+        if isinstance(replayed, PackedWords):
+            replayed.write(spill)
+            replayed = None
+        model = merge_stage2(table, options)
+        trained = time.perf_counter()
+        paths = model.save(args.output, args.format)
+        seconds = [counted - start, trained - counted, time.perf_counter() - trained]
+        if replayed is None:
+            spill.seek(0)
+            replayed = PackedWords.read(spill)
+    compression = superbpe_bytes_per_token(replayed, word_counts, model)
+    _print_summary(source, words, model, f"{args.variant} (stage 1), superwords", seconds, paths, compression)
     return 0
 
 
@@ -198,20 +233,21 @@ def training_options(
 
 def _print_summary(
     source: str,
-    counts: WordCounts,
+    words: str,
     model: BPEModel,
     variant: str,
     seconds: List[float],
     paths: List[Any],
+    compression: float,
 ) -> None:
     first = ", ".join(repr((left + right).decode("utf-8", "replace")) for left, right in model.merges[:8])
-    print(f"trained on  {source}: {counts.total():,} words, {len(counts):,} distinct")
+    print(f"trained on  {source}: {words}")
     print(
         f"vocab       {model.vocab_size:,} tokens ({len(model.merges):,} merges, "
         f"{len(model.special_tokens)} special) with variant {variant}"
     )
     print(f"first merges {first}")
-    print(f"compression {bytes_per_token(counts, model):.2f} bytes per token on the training text")
+    print(f"compression {compression:.2f} bytes per token on the training text")
     print(f"time        count {seconds[0]:.2f} s, merge {seconds[1]:.2f} s, save {seconds[2]:.2f} s")
     print(f"peak memory {peak_memory_mib():.0f} MiB")
     print(f"saved       {', '.join(str(p) for p in paths)}")
