@@ -290,7 +290,15 @@ def _convert_hf(hf: "HFTokenizer", output: PathLike, format: str) -> List[Path]:
             if format == "hf":
                 got = load_hf(paths[0]).encode(PROBE_TEXT, add_special_tokens=add)
             else:
-                got = load_tokenizer(paths[0]).encode(PROBE_TEXT, allowed_special="all")
+                again = load_tokenizer(paths[0])
+                added = {token.content for token in hf.added.by_id.values()}
+                extra = sorted(set(again.special_ids) - added)
+                if extra:  # GPT-2's files: a token no merge builds reads back as special
+                    raise PureBPEError(
+                        f"{hf.name}: the {format} format cannot hold {len(extra)} tokens no merge "
+                        f"builds (e.g. {extra[0]!r}): they read back as special tokens; convert to hf"
+                    )
+                got = again.encode(PROBE_TEXT, allowed_special="all")
             if got != expected:
                 raise PureBPEError(f"{paths[0]}: reads back with other ids than {hf.name}")
     except PureBPEError:
