@@ -146,3 +146,12 @@ def test_ignore_merges_goes_where_it_can_be_held(tmp_path: Path, capsys: pytest.
         assert set(again.special_ids) == {"<|endoftext|>"}
         for text in TEXTS + ["xyz axyz xyzxyz"]:
             assert again.encode(text, allowed_special="all") == original.encode(text)
+
+
+def test_an_empty_normalizer_sequence_is_no_normalizer(tmp_path: Path) -> None:
+    """DeepSeek V3 writes ``Sequence([])``: nothing to hold."""
+    doc = dict(document("llama3"), normalizer={"type": "Sequence", "normalizers": []})
+    source = write(tmp_path, doc)
+    assert main(["convert", str(source), str(tmp_path / "out"), "--format", "tiktoken"]) == 0
+    again, original = load_tokenizer(tmp_path / "out"), load_hf(source)
+    assert [again.encode(t) for t in TEXTS] == [original.encode(t) for t in TEXTS]

@@ -15,6 +15,13 @@ What a target cannot hold is refused before anything is written:
   (tiktoken drops text between matches), nor one HF's regex engine reads otherwise by
   ``hf``.
 
+An HF ``tokenizer.json`` (any file name) goes to ``hf`` whole, every pipeline part as
+loaded, and must give the same ids when read back (with and without
+``add_special_tokens``); to the other formats only when :func:`plain_engine` shows they
+hold it exactly (a byte-level pipeline with a named pattern, no normalizer or byte
+fallback, ``ignore_merges`` where the target takes pre-tokens whole or where it changes
+no token's ids), else one line names the part.
+
 A tokenizer built from ranks goes to ``tiktoken`` as its ranks (:func:`save_ranks`),
 exactly; everything else goes through :func:`purebpe.formats.save`.
 
@@ -100,8 +107,9 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
     def kind(part: Any) -> str:
         return repr(part.get("type")) if isinstance(part, dict) else repr(part)
 
-    if document.get("normalizer") is not None:
-        raise PureBPEError(f"{where} the normalizer {kind(document['normalizer'])}; convert to hf")
+    normalizer = document.get("normalizer")
+    if normalizer is not None and normalizer != {"type": "Sequence", "normalizers": []}:  # that one: none
+        raise PureBPEError(f"{where} the normalizer {kind(normalizer)}; convert to hf")
     for option, what in (
         ("byte_fallback", "byte fallback (<0xNN> tokens)"),
         ("continuing_subword_prefix", "a subword prefix"),
