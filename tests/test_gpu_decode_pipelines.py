@@ -296,3 +296,14 @@ def test_real_files(name: str, options: Dict[str, Any]) -> None:
     table = DecodeTable.from_tokenizer(tok)
     assert decode_batch(table, rows) == expected
     assert stream_texts(table, rows, 1) == expected
+
+
+def test_the_tokenizers_facade_gives_its_pipeline(tmp_path: Path) -> None:
+    from purebpe.compat import tokenizers
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(recorded("llama2")["tokenizer"], ensure_ascii=False), encoding="utf-8")
+    facade = tokenizers.Tokenizer.from_file(str(path))
+    rows = [facade.encode(text).ids for text in TEXTS]
+    table = DecodeTable.from_tokenizer(facade, skip_special_tokens=True)
+    assert decode_batch(table, rows) == facade.decode_batch(rows, skip_special_tokens=True)
