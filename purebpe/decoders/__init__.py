@@ -41,6 +41,8 @@ __all__ = [
     "Replace",
     "Sequence",
     "Strip",
+    "byte_level_bytes",
+    "byte_token_value",
     "from_json",
 ]
 
@@ -81,14 +83,21 @@ class ByteLevel(_Base):
         return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 
     def decode_chain(self, tokens: List[str]) -> List[str]:
-        table = UNICODE_TO_BYTE
-        data = bytearray()
-        for token in tokens:
-            try:
-                data += bytes([table[char] for char in token])
-            except KeyError:
-                data += token.encode("utf-8", "surrogatepass")
-        return [data.decode("utf-8", "replace")]
+        return [b"".join([byte_level_bytes(token) for token in tokens]).decode("utf-8", "replace")]
+
+
+def byte_level_bytes(token: str) -> bytes:
+    """The bytes ``ByteLevel`` makes of one token: each character's byte in GPT-2's
+    alphabet, or the token's own UTF-8 when a character is outside it (as HF does).
+
+    >>> byte_level_bytes("Ġw"), byte_level_bytes("a b")
+    (b' w', b'a b')
+    """
+    table = UNICODE_TO_BYTE
+    try:
+        return bytes([table[char] for char in token])
+    except KeyError:
+        return token.encode("utf-8", "surrogatepass")
 
 
 class Metaspace(_Base):
@@ -120,8 +129,12 @@ class Metaspace(_Base):
         return out
 
 
-def _byte_token(token: str) -> int:
-    """The byte of a ``<0xNN>`` token (Rust's radix-16 parse: an optional ``+``), or -1."""
+def byte_token_value(token: str) -> int:
+    """The byte of a ``<0xNN>`` token (Rust's radix-16 parse: an optional ``+``), or -1.
+
+    >>> byte_token_value("<0xE2>"), byte_token_value("<0x+A>"), byte_token_value("<0xZZ>")
+    (226, 10, -1)
+    """
     if len(token) != 6 or not token.startswith("<0x") or token[5] != ">":
         return -1
     digits = token[3:5]
@@ -148,7 +161,7 @@ class ByteFallback(_Base):
         out: List[str] = []
         run = bytearray()
         for token in tokens:
-            byte = _byte_token(token)
+            byte = byte_token_value(token)
             if byte >= 0:
                 run.append(byte)
                 continue

@@ -15,6 +15,13 @@ What a target cannot hold is refused before anything is written:
   (tiktoken drops text between matches), nor one HF's regex engine reads otherwise by
   ``hf``.
 
+An HF ``tokenizer.json`` (any file name) goes to ``hf`` whole, every pipeline part as
+loaded, and must give the same ids when read back (with and without
+``add_special_tokens``); to the other formats only when :func:`plain_engine` shows they
+hold it exactly (a byte-level pipeline with a named pattern, no normalizer or byte
+fallback, ``ignore_merges`` where the target takes pre-tokens whole or where it changes
+no token's ids), else one line names the part.
+
 A tokenizer built from ranks goes to ``tiktoken`` as its ranks (:func:`save_ranks`),
 exactly; everything else goes through :func:`purebpe.formats.save`.
 
@@ -29,7 +36,7 @@ import base64
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
 
 from .._atomic import make_output_dir
 from ..errors import PureBPEError
@@ -38,9 +45,10 @@ from ..model import BPEModel
 from .detect import detect, load_tokenizer
 
 if TYPE_CHECKING:
+    from ..hf import HFTokenizer
     from ..tokenizer import Tokenizer
 
-__all__ = ["PROBE_TEXT", "convert", "read_any", "save_ranks"]
+__all__ = ["PROBE_TEXT", "convert", "plain_engine", "read_any", "save_ranks"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -55,16 +63,110 @@ PROBE_TEXT = (
 
 
 def read_any(path: PathLike, *, encoding: Optional[str] = None) -> "Tokenizer":
-    """The :class:`purebpe.Tokenizer` of any file purebpe converts from."""
-    from ..formats import load
-    from ..tokenizer import Tokenizer
-
+    """The :class:`purebpe.Tokenizer` of any file purebpe converts from (an HF
+    ``tokenizer.json`` only where its whole pipeline is one: :func:`plain_engine`)."""
     if detect(path) == "hf":
-        # The HF files purebpe.load reads exactly; it names in one line what it does not.
         if encoding is not None:
             raise PureBPEError(f"{path}: --encoding is for tiktoken-format rank files")
-        return Tokenizer.from_model(load(path))
+        return plain_engine(_load_hf(path), "purebpe")[0]
     return load_tokenizer(path, encoding=encoding)
+
+
+def _load_hf(path: PathLike) -> "HFTokenizer":
+    """The pipeline of an HF ``tokenizer.json`` (a file of any name, or a folder holding one)."""
+    from ..hf import HFTokenizer
+
+    tok: Any = load_tokenizer(path)
+    assert isinstance(tok, HFTokenizer)
+    return tok
+
+
+def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]:
+    """A byte-level BPE tokenizer (and its model) giving the ids ``hf.encode`` gives, as
+    ``format`` reads it: ``tiktoken`` always takes a pre-token that is a token whole
+    (HF's ``ignore_merges``), the merges formats never do.
+
+    Refused in one line naming the part when the pipeline needs more than a vocab, merges,
+    a named pre-tokenization pattern and special tokens: a normalizer, byte fallback,
+    another pre-tokenizer (``Metaspace``, a ``Split`` regex that is no named pattern), a
+    subword prefix or word suffix, a decoder other than ``ByteLevel``, an added token that
+    strips whitespace or needs word boundaries. A post-processor's BOS/EOS are not held:
+    these formats have no ``add_special_tokens`` (the ids kept are HF's
+    ``encode(text, add_special_tokens=False)``), and every added token becomes a special
+    token. Then every model token's text, and :data:`PROBE_TEXT`, must encode to
+    ``hf``'s ids, or the first that does not is named (that is how ``ignore_merges``
+    either way is shown to matter or not).
+    """
+    from ..formats.hf import _read
+    from ..tokenizer import Tokenizer
+
+    document = hf.document or {}
+    model_json = document.get("model") or {}
+    where = f"{hf.name}: the {format} format cannot hold"
+
+    def kind(part: Any) -> str:
+        return repr(part.get("type")) if isinstance(part, dict) else repr(part)
+
+    normalizer = document.get("normalizer")
+    if normalizer is not None and normalizer != {"type": "Sequence", "normalizers": []}:  # that one: none
+        raise PureBPEError(f"{where} the normalizer {kind(normalizer)}; convert to hf")
+    for option, what in (
+        ("byte_fallback", "byte fallback (<0xNN> tokens)"),
+        ("continuing_subword_prefix", "a subword prefix"),
+        ("end_of_word_suffix", "a word suffix"),
+    ):
+        if model_json.get(option):
+            raise PureBPEError(f"{where} {what} (model option {option}); convert to hf")
+    if hf.fast is None:
+        raise PureBPEError(
+            f"{where} the pre-tokenizer {kind(document.get('pre_tokenizer'))} (not a named pattern "
+            "with ByteLevel) or a model without a token for every byte; convert to hf"
+        )
+    decoder = document.get("decoder")
+    if decoder is not None and not (isinstance(decoder, dict) and decoder.get("type") == "ByteLevel"):
+        raise PureBPEError(f"{where} the decoder {kind(decoder)}; convert to hf")
+    for token in hf.added.by_id.values():
+        for flag in ("lstrip", "rstrip", "single_word"):
+            if getattr(token, flag):
+                raise PureBPEError(f"{where} added token {token.content!r} with {flag}; convert to hf")
+    # Every byte has a token (the fast engine exists), so unk never fires; the rest is
+    # what formats.hf reads.
+    plain = dict(document, normalizer=None, post_processor=None, decoder=None)
+    plain["model"] = dict(model_json, ignore_merges=False, unk_token=None, fuse_unk=False, dropout=None)
+    model = _read(plain, hf.name)
+    engine = Tokenizer.from_model(model)
+    if format == "tiktoken":
+        specials = set(engine.special_ids.values())
+        engine._whole_tokens = {token: tid for tid, token in model.vocab.items() if tid not in specials}
+    texts = [PROBE_TEXT]
+    for _, data in sorted(model.vocab.items()):
+        try:
+            texts.append(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    for text in texts:
+        want = hf.encode(text)
+        if engine.encode(text, allowed_special="all") != want:
+            ignore = bool(model_json.get("ignore_merges"))
+            if ignore != (format == "tiktoken"):
+                rule = "takes" if format == "tiktoken" else "cannot take"
+                raise PureBPEError(
+                    f"{where} ignore_merges={str(ignore).lower()}: {format} {rule} a pre-token "
+                    f"that is a token whole, and {text[:40]!r} then encodes to other ids"
+                )
+            raise PureBPEError(f"{where} this pipeline: {text[:40]!r} encodes to other ids; convert to hf")
+    return engine, model
+
+
+def _write_hf_document(hf: "HFTokenizer", directory: Path) -> List[Path]:
+    """The whole ``tokenizer.json`` as loaded (every pipeline part), and transformers' files."""
+    from .._atomic import write_text
+    from ..formats.hf_config import save_transformers_files
+
+    path = directory / "tokenizer.json"
+    write_text(path, hf.to_str() + "\n")
+    specials = {t.content: tid for tid, t in hf.added.by_id.items() if t.special}
+    return [path] + save_transformers_files(specials, directory)
 
 
 def _model_of(tok: "Tokenizer") -> BPEModel:
@@ -152,6 +254,10 @@ def convert(source: PathLike, output: PathLike, format: str, *, encoding: Option
     """
     if format not in FORMATS:
         raise PureBPEError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    if detect(source) == "hf":
+        if encoding is not None:
+            raise PureBPEError(f"{source}: --encoding is for tiktoken-format rank files")
+        return _convert_hf(_load_hf(source), output, format)
     from ..tokenizer import Tokenizer
 
     tok = read_any(source, encoding=encoding)
@@ -168,6 +274,41 @@ def convert(source: PathLike, output: PathLike, format: str, *, encoding: Option
         again = _read_back(paths, format)
         if again.encode(PROBE_TEXT, allowed_special="all") != expected:
             raise PureBPEError(f"{paths[0]}: reads back with other ids than {source}")
+    except PureBPEError:
+        for path in paths:
+            path.unlink()
+        raise
+    return paths
+
+
+def _convert_hf(hf: "HFTokenizer", output: PathLike, format: str) -> List[Path]:
+    """An HF ``tokenizer.json``: to ``hf`` its whole pipeline as it is; to the other formats
+    only what :func:`plain_engine` proves equal. Read back, it must give ``hf``'s ids on
+    :data:`PROBE_TEXT` (and, as ``hf``, with ``add_special_tokens`` too), else nothing stays."""
+    from ..hf import load as load_hf
+
+    if format == "hf":
+        paths = _write_hf_document(hf, make_output_dir(output))
+    else:
+        _, model = plain_engine(hf, format)
+        paths = save(model, make_output_dir(output), format)
+    try:
+        for add in (False, True) if format == "hf" else (False,):
+            expected = hf.encode(PROBE_TEXT, add_special_tokens=add)
+            if format == "hf":
+                got = load_hf(paths[0]).encode(PROBE_TEXT, add_special_tokens=add)
+            else:
+                again = load_tokenizer(paths[0])
+                added = {token.content for token in hf.added.by_id.values()}
+                extra = sorted(set(again.special_ids) - added)
+                if extra:  # GPT-2's files: a token no merge builds reads back as special
+                    raise PureBPEError(
+                        f"{hf.name}: the {format} format cannot hold {len(extra)} tokens no merge "
+                        f"builds (e.g. {extra[0]!r}): they read back as special tokens; convert to hf"
+                    )
+                got = again.encode(PROBE_TEXT, allowed_special="all")
+            if got != expected:
+                raise PureBPEError(f"{paths[0]}: reads back with other ids than {hf.name}")
     except PureBPEError:
         for path in paths:
             path.unlink()

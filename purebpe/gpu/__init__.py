@@ -7,7 +7,7 @@ tests check) and on CuPy (GPU)::
 
     import purebpe.gpu as pg
 
-    table = pg.DecodeTable.from_tokenizer(tok, xp="cupy")   # or a BPEModel, or from_vocab
+    table = pg.DecodeTable.from_tokenizer(tok, xp="cupy")   # any loaded tokenizer, or from_vocab
     texts = pg.decode_batch(table, ids, lengths)             # == [tok.decode(r) for r in rows]
 
     stream = pg.BatchDecodeStream(table, batch_size=256)
@@ -18,7 +18,9 @@ tests check) and on CuPy (GPU)::
 NumPy and CuPy are both optional: importing this package needs neither, and building a
 table on a missing one raises :class:`~purebpe.errors.PureBPEError` saying what to
 install. Modules: :mod:`~purebpe.gpu.backend` (namespaces), :mod:`~purebpe.gpu.table`
-(the token table), :mod:`~purebpe.gpu.decode` (batch decoding),
+(the token table), :mod:`~purebpe.gpu.plan` (what a tokenizer's decoder pipeline means
+as a table: ``ByteFallback`` runs, ``Metaspace``, ``Strip``), :mod:`~purebpe.gpu.decode`
+(batch decoding),
 :mod:`~purebpe.gpu.stream` (streaming).
 """
 

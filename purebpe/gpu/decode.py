@@ -47,6 +47,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import PureBPEError
 from .backend import Array, import_backend, is_cupy, to_numpy
+from .plan import close_run, run_text, strip_start
 from .table import WINDOW, DecodeTable, TokenWindows
 
 #: One CUDA thread per segment copies its bytes: step 3 when ``table.gather == "fused"``.
@@ -75,8 +76,16 @@ def gather_bytes(table: DecodeTable, ids: Any, lengths: Any = None) -> Tuple[Arr
     row_offsets)`` where row ``r`` is ``flat_ids[row_offsets[r]:row_offsets[r + 1]]``.
     Row ``r``'s bytes are ``buffer[row_offsets[r]:row_offsets[r + 1]]``; both are arrays of
     ``table.xp`` (``uint8`` and ``int64``). Bad input raises ``PureBPEError`` first.
+    Each row's first token has its first-token form; the table's leading ``strip`` and
+    the text of byte runs that are not valid UTF-8 are :func:`decode_batch`'s to apply.
     """
-    seg_ids, used, item_offsets = segments(table, ids, lengths)
+    seg_ids, used, item_offsets = first_token_segments(table, *segments(table, ids, lengths))
+    return _gather(table, seg_ids, used, item_offsets)
+
+
+def _gather(
+    table: DecodeTable, seg_ids: Array, used: Optional[Array], item_offsets: Array
+) -> Tuple[Array, Array]:
     xp = table.xp
     seg_len = table.lengths[seg_ids]
     if used is not None:
@@ -90,14 +99,76 @@ def gather_bytes(table: DecodeTable, ids: Any, lengths: Any = None) -> Tuple[Arr
     return buffer, seg_offsets[item_offsets]
 
 
+def first_token_segments(
+    table: DecodeTable, seg_ids: Array, used: Optional[Array], item_offsets: Array
+) -> Tuple[Array, Optional[Array], Array]:
+    """The segments with each row's first kept id replaced by its first-token form (id
+    ``table.first_shift + id``), when the table has such forms; else unchanged.
+
+    A segment is its row's first when it is kept and the kept count up to it, minus the
+    count before the row, is 1: two prefix sums and a ``searchsorted`` for the row of
+    each segment, on either backend.
+    """
+    if not table.first_shift:
+        return seg_ids, used, item_offsets
+    xp = table.xp
+    count = int(seg_ids.shape[0])
+    kept = kept_mask(table, seg_ids, used)
+    before = exclusive_offsets(xp, kept)  # kept segments before each segment, then the total
+    row_of = xp.searchsorted(item_offsets[1:], xp.arange(count), side="right")
+    first = kept & (before[1:] - before[item_offsets[:-1]][row_of] == 1)
+    return xp.where(first, seg_ids + table.first_shift, seg_ids), used, item_offsets
+
+
+def kept_mask(table: DecodeTable, ids: Array, used: Optional[Array]) -> Array:
+    """Which of ``ids`` count as tokens: used (not padding) and not a skipped special."""
+    xp = table.xp
+    kept = xp.ones(ids.shape, dtype=bool) if table.kept is None else table.kept[ids]
+    return kept if used is None else kept & used
+
+
 def decode_batch(table: DecodeTable, ids: Any, lengths: Any = None) -> List[str]:
     """Every row decoded: ``[tok.decode(row) for row in rows]``, computed on ``table.xp``.
 
     Takes the same ``ids``/``lengths`` as :func:`gather_bytes`.
     """
-    buffer, row_offsets = gather_bytes(table, ids, lengths)
+    seg_ids, used, item_offsets = first_token_segments(table, *segments(table, ids, lengths))
+    buffer, row_offsets = _gather(table, seg_ids, used, item_offsets)
     data, (offsets,) = to_host(table.xp, buffer, row_offsets)
-    return [data[a:b].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:])]
+    texts = [data[a:b].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:])]
+    if table.host_tokens is not None:
+        _redo_byte_runs(table, texts, seg_ids, used, item_offsets)
+    char, count = table.strip
+    if count:
+        texts = [strip_start(text, char, count)[0] for text in texts]
+    return texts
+
+
+def _redo_byte_runs(
+    table: DecodeTable, texts: List[str], seg_ids: Array, used: Optional[Array], item_offsets: Array
+) -> None:
+    """Decode again, token by token, the rows where a byte run may not be valid UTF-8.
+
+    Concatenated bytes decode to HF's text unless a run is invalid, which always leaves a
+    U+FFFD (:mod:`purebpe.gpu.plan`); an empty text token between byte tokens splits a
+    run without a trace, so a table with one redoes every row.
+    """
+    redo = [r for r, text in enumerate(texts) if table.empty_closers or "\ufffd" in text]
+    if not redo:
+        return
+    xp = table.xp
+    ids = to_numpy(xp, seg_ids).tolist()
+    kept = to_numpy(xp, kept_mask(table, seg_ids, used)).tolist()
+    offsets = to_numpy(xp, item_offsets).tolist()
+    host_tokens = table.host_tokens
+    assert host_tokens is not None and table.is_byte is not None
+    is_byte = to_numpy(xp, table.is_byte).tolist()
+    for r in redo:
+        row = [
+            tid for tid, k in zip(ids[offsets[r] : offsets[r + 1]], kept[offsets[r] : offsets[r + 1]]) if k
+        ]
+        text, run = run_text([host_tokens[tid] for tid in row], [is_byte[tid] for tid in row])
+        texts[r] = text + close_run(run) if run else text
 
 
 def gather_segments(

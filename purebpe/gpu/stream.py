@@ -36,8 +36,9 @@ from array import array
 from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from ..errors import PureBPEError
-from .backend import Array, import_backend
-from .decode import gather_segments, host_ids, host_or_device, to_host
+from .backend import Array, import_backend, to_numpy
+from .decode import gather_segments, host_ids, host_or_device, kept_mask, to_host
+from .plan import close_run, run_text, strip_start
 from .table import DecodeTable
 
 #: A character is at most 4 bytes, so an incomplete one is at most 3.
@@ -98,6 +99,10 @@ def last_bytes(xp: Any, buffer: Array, row_offsets: Array) -> Array:
     return xp.where(inside, buffer[xp.where(inside, position, 0)], 0).astype(xp.uint8)
 
 
+def _replace(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
 class BatchDecodeStream:
     """Incremental decoding of ``batch_size`` rows, one generation step at a time.
 
@@ -118,6 +123,13 @@ class BatchDecodeStream:
         self._held_len = xp.zeros(batch_size, dtype=xp.int64)
         self._tables = [xp.asarray(t, dtype=xp.int64) for t in utf8_lead_tables()]
         self._rows = xp.arange(batch_size, dtype=xp.int64)
+        # Rules of a decoder pipeline (purebpe.gpu.plan), per row: whether a token was
+        # decoded yet (the first one has its first-token form), how many leading strip
+        # characters may still go, and, with byte fallback, the byte run not yet closed.
+        self._started = xp.zeros(batch_size, dtype=bool)
+        self._strip_left = [table.strip[1]] * batch_size
+        self._runs = [b""] * batch_size
+        self._byte_flags: List[bool] = [] if table.is_byte is None else to_numpy(xp, table.is_byte).tolist()
 
     def step(self, new_ids: Any) -> List[str]:
         """The text each row's ``new_ids`` complete, with any bytes they still lack held.
@@ -129,6 +141,10 @@ class BatchDecodeStream:
         grid, used = self._grid(new_ids)
         table, xp = self.table, self.table.xp
         rows, width = int(grid.shape[0]), int(grid.shape[1])
+        if table.first_shift and width:
+            grid = self._first_forms(grid, used)
+        if table.is_byte is not None:
+            return self._step_runs(grid, used)
         # Segment grid (rows, 1 + width): the held bytes, then the new tokens.
         held_start = table.num_bytes + MAX_HELD * (self._rows + 1) - self._held_len
         token_len = table.lengths[grid]
@@ -147,10 +163,86 @@ class BatchDecodeStream:
         self._held = xp.where(keep, tail, 0).astype(xp.uint8)
         self._held_len = hold
         data, (offsets, held) = to_host(xp, buffer, row_offsets, hold)
-        return [data[offsets[r] : offsets[r + 1] - held[r]].decode("utf-8", "replace") for r in range(rows)]
+        return self._stripped(
+            [data[offsets[r] : offsets[r + 1] - held[r]].decode("utf-8", "replace") for r in range(rows)]
+        )
+
+    def _first_forms(self, grid: Array, used: Optional[Array]) -> Array:
+        """``grid`` with the first kept id of each row not started yet in its first form."""
+        table, xp = self.table, self.table.xp
+        kept = kept_mask(table, grid, used)
+        first = kept & (xp.cumsum(kept, axis=1) == 1) & ~self._started[:, None]
+        self._started = self._started | kept.any(axis=1)
+        return xp.where(first, grid + table.first_shift, grid)
+
+    def _step_runs(self, grid: Array, used: Optional[Array]) -> List[str]:
+        """A step with ``ByteFallback``: the text up to each row's last text token.
+
+        HF decodes a run of byte tokens only once it ends (an invalid byte anywhere makes
+        the whole run U+FFFD), so a row holds its open run, whatever its length, on the
+        host, and emits it with the first text token after it. The bytes of the closed
+        part decode as one unless they show a U+FFFD; then that row is decoded again token
+        by token (:func:`purebpe.gpu.plan.run_text`).
+        """
+        table, xp = self.table, self.table.xp
+        assert table.is_byte is not None and table.host_tokens is not None
+        rows, width = int(grid.shape[0]), int(grid.shape[1])
+        if width == 0:
+            return [""] * rows
+        token_len = table.lengths[grid]
+        if used is not None:
+            token_len = token_len * used
+        buffer, seg_offsets = gather_segments(
+            xp,
+            table.token_bytes,
+            table.offsets[grid].reshape(-1),
+            token_len.reshape(-1),
+            table.gather == "fused",
+        )
+        kept = kept_mask(table, grid, used)
+        closes = kept & ~table.is_byte[grid]
+        last = xp.where(closes, xp.arange(width)[None, :], -1).max(axis=1)  # last text token
+        row_starts = xp.arange(rows + 1, dtype=xp.int64) * width
+        run_start = seg_offsets[row_starts[:-1] + last + 1]
+        data, (offsets, run_starts, lasts) = to_host(xp, buffer, seg_offsets[row_starts], run_start, last)
+        out: List[str] = []
+        host: List[Any] = []  # the row's ids and kept flags, fetched once if a row needs them
+        for r in range(rows):
+            a, t, b = offsets[r], run_starts[r], offsets[r + 1]
+            if lasts[r] < 0:
+                self._runs[r] += data[a:b]
+                out.append("")
+                continue
+            text = (self._runs[r] + data[a:t]).decode("utf-8", "replace")
+            if table.empty_closers or "\ufffd" in text:
+                if not host:
+                    host += [to_numpy(xp, grid).tolist(), to_numpy(xp, kept).tolist()]
+                ids = [tid for tid, k in zip(host[0][r][: lasts[r] + 1], host[1][r]) if k]
+                pieces = [table.host_tokens[tid] for tid in ids]
+                text, _ = run_text(pieces, [self._byte_flags[tid] for tid in ids], self._runs[r])
+            self._runs[r] = data[t:b]
+            out.append(text)
+        return self._stripped(out)
+
+    def _stripped(self, texts: List[str], rows: Optional[Sequence[int]] = None) -> List[str]:
+        """``texts`` (of ``rows``, default all) without the leading characters the table
+        strips from the whole text, as far as each row has not emitted other text yet."""
+        char, count = self.table.strip
+        if not count:
+            return texts
+        left = self._strip_left
+        for i, text in enumerate(texts):
+            r = i if rows is None else rows[i]
+            if left[r] and text:
+                texts[i], cut = strip_start(text, char, left[r])
+                left[r] = left[r] - cut if not texts[i] else 0
+        return texts
 
     def pending(self) -> List[bytes]:
-        """The bytes each row holds back (0 to 3: a valid start of a character)."""
+        """The bytes each row holds back (0 to 3: a valid start of a character; with byte
+        fallback, the open run of byte tokens)."""
+        if self.table.is_byte is not None:
+            return list(self._runs)
         held, (lengths,) = to_host(self.table.xp, self._held.reshape(-1), self._held_len)
         return [held[MAX_HELD * (r + 1) - n : MAX_HELD * (r + 1)] for r, n in enumerate(lengths)]
 
@@ -163,10 +255,15 @@ class BatchDecodeStream:
         """
         xp = self.table.xp
         held = self.pending()
+        end = close_run if self.table.is_byte is not None else _replace
         if rows is None:
             self._held = xp.zeros((self.batch_size, MAX_HELD), dtype=xp.uint8)
             self._held_len = xp.zeros(self.batch_size, dtype=xp.int64)
-            return [h.decode("utf-8", "replace") for h in held]
+            texts = self._stripped([end(h) for h in held])
+            self._started = xp.zeros(self.batch_size, dtype=bool)
+            self._strip_left = [self.table.strip[1]] * self.batch_size
+            self._runs = [b""] * self.batch_size
+            return texts
         chosen: List[int] = []
         seen: Set[int] = set()
         for row in rows:
@@ -178,11 +275,16 @@ class BatchDecodeStream:
                 raise PureBPEError(f"rows to flush must be distinct: row {row} appears twice")
             seen.add(row)
             chosen.append(row)
+        texts = self._stripped([end(held[row]) for row in chosen], chosen)
         if chosen:
             index = xp.asarray(chosen, dtype=xp.int64)
             self._held[index] = 0
             self._held_len[index] = 0
-        return [held[row].decode("utf-8", "replace") for row in chosen]
+            self._started[index] = False
+        for row in chosen:
+            self._strip_left[row] = self.table.strip[1]
+            self._runs[row] = b""
+        return texts
 
     def _grid(self, new_ids: Any) -> Tuple[Array, Optional[Array]]:
         """``new_ids`` as a ``(rows, width)`` id array on the device and its used mask."""

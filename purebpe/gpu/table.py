@@ -23,12 +23,15 @@ It also checks ids (:meth:`DecodeTable.check_ids`) so that bad input fails with 
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
 from ..errors import PureBPEError
 from .backend import Array, Namespace, import_backend, is_cupy, resolve_namespace
+
+if TYPE_CHECKING:
+    from .plan import DecodePlan
 
 # Ids index int64 arrays on the device; a vocab this large is a mistake, not a tokenizer.
 MAX_ID = 2**31 - 1
@@ -100,6 +103,21 @@ class DecodeTable:
     known_host: Optional[Any] = None
     gather: str = "segments"
     windows: Optional[TokenWindows] = None
+    #: Start-of-sequence rules and byte runs of a decoder pipeline (:mod:`purebpe.gpu.plan`):
+    #: ids ``first_shift + i`` hold id ``i``'s bytes as the first token decoded (0: no
+    #: such ids); ``kept`` marks ids that count as tokens (not skipped specials) and
+    #: ``is_byte`` ``ByteFallback``'s byte tokens, both over all of the table's ids (``None``:
+    #: all kept, none bytes); ``host_tokens`` every id's bytes on the host, for the rows whose
+    #: byte runs are not valid UTF-8; ``empty_closers``: some kept text token is empty (it
+    #: ends a byte run without a byte to show it); ``strip``: the leading character the
+    #: whole text loses, and how many at most.
+    first_shift: int = 0
+    kept: Optional[Array] = None
+    kept_host: Optional[Any] = None
+    is_byte: Optional[Array] = None
+    host_tokens: Optional[List[bytes]] = None
+    empty_closers: bool = False
+    strip: Tuple[str, int] = ("", 0)
 
     @classmethod
     def from_vocab(
@@ -145,18 +163,89 @@ class DecodeTable:
         )
 
     @classmethod
-    def from_tokenizer(cls, tokenizer: Any, xp: Namespace = None, *, gather: str = "auto") -> "DecodeTable":
-        """The table of anything with a ``.vocab`` mapping ids to bytes.
+    def from_tokenizer(
+        cls,
+        tokenizer: Any,
+        xp: Namespace = None,
+        *,
+        gather: str = "auto",
+        skip_special_tokens: bool = False,
+    ) -> "DecodeTable":
+        """The table of any loaded tokenizer, decoding as ``tokenizer.decode`` does.
 
-        That is a ``purebpe.Tokenizer`` or a ``purebpe.BPEModel``.
+        A ``purebpe.Tokenizer`` (trained, tiktoken rank files, Tekken, GPT-2 files), a
+        ``purebpe.BPEModel``, or an HF ``tokenizer.json`` loaded by
+        ``purebpe.Tokenizer.from_file`` (or the ``tokenizers`` facade), whose decoder
+        pipeline (``ByteFallback``, ``Metaspace``, ``Replace``, ``Strip``, ``Fuse``,
+        ``ByteLevel``) is worked out per id (:mod:`purebpe.gpu.plan`); one it cannot
+        express is refused in one line naming the component. ``skip_special_tokens``
+        leaves the special tokens out, as ``decode(ids, skip_special_tokens=True)``.
+
+        >>> import purebpe.hf
+        >>> from purebpe.gpu import decode_batch
+        >>> tok = purebpe.hf.loads('{"model": {"type": "BPE", "vocab": {"▁a": 0, "<0xC3>": 1,'
+        ...     ' "<0xA9>": 2}, "merges": []}, "decoder": {"type": "Sequence", "decoders": ['
+        ...     '{"type": "Metaspace", "prepend_scheme": "first"}, {"type": "ByteFallback"}]}}')
+        >>> decode_batch(DecodeTable.from_tokenizer(tok), [[0, 1, 2, 0], [1, 0]])
+        ['aé a', '\ufffd a']
         """
-        vocab = getattr(tokenizer, "vocab", None)
-        if not isinstance(vocab, Mapping):
-            raise PureBPEError(
-                f"{type(tokenizer).__name__} has no .vocab mapping ids to bytes; "
-                "pass a purebpe.Tokenizer, a purebpe.BPEModel or use DecodeTable.from_vocab"
+        from .plan import plan_for
+
+        return cls.from_plan(plan_for(tokenizer, skip_special_tokens), xp, gather=gather)
+
+    @classmethod
+    def from_plan(cls, plan: "DecodePlan", xp: Namespace = None, *, gather: str = "auto") -> "DecodeTable":
+        """The table of a :class:`~purebpe.gpu.plan.DecodePlan` (ids, first-token forms,
+        skipped ids, byte tokens, leading strip)."""
+        size = len(plan.tokens)
+        vocab = {tid: token for tid, token in enumerate(plan.tokens) if token is not None}
+        shift = size if plan.first else 0
+        virtual = dict(vocab)
+        if shift:
+            virtual.update({shift + tid: plan.first.get(tid, token) for tid, token in vocab.items()})
+        table = cls.from_vocab(virtual, xp, gather=gather)
+        if not (shift or plan.skipped or plan.byte_ids or plan.strip[1]):
+            return table
+        numpy = import_backend("numpy")
+        module = table.xp
+        known_host = table.known_host
+        if shift and known_host is not None:
+            known_host = known_host[:size]
+        kept_host = None
+        if plan.skipped:
+            kept_host = numpy.ones(table.vocab_size, dtype=bool)
+            skipped = sorted(plan.skipped)
+            kept_host[skipped] = False
+            if shift:
+                kept_host[[shift + tid for tid in skipped]] = False
+        is_byte = None
+        host_tokens = None
+        empty_closers = False
+        if plan.byte_ids:
+            flags = numpy.zeros(table.vocab_size, dtype=bool)
+            byte_ids = sorted(plan.byte_ids)
+            flags[byte_ids] = True
+            if shift:
+                flags[[shift + tid for tid in byte_ids]] = True
+            is_byte = module.asarray(flags)
+            host_tokens = [virtual.get(tid, b"") for tid in range(table.vocab_size)]
+            empty_closers = any(
+                not token and tid % size not in plan.skipped and tid % size not in plan.byte_ids
+                for tid, token in virtual.items()
             )
-        return cls.from_vocab(vocab, xp, gather=gather)
+        return attr.evolve(
+            table,
+            vocab_size=size,
+            known=None if known_host is None else module.asarray(known_host),
+            known_host=known_host,
+            first_shift=shift,
+            kept=None if kept_host is None else module.asarray(kept_host),
+            kept_host=kept_host,
+            is_byte=is_byte,
+            host_tokens=host_tokens,
+            empty_closers=empty_closers,
+            strip=plan.strip,
+        )
 
     @property
     def num_bytes(self) -> int:
