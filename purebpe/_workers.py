@@ -26,7 +26,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Generator, Iterable, Iterator, List, Optional, Tuple
 
 from ._atomic import process_alive
 from .errors import PureBPEError
@@ -167,7 +167,7 @@ def ordered_map(
     jobs: Iterable[Any],
     processes: int,
     in_flight: int = 2,
-) -> Iterator[Any]:
+) -> Generator[Any, None, None]:
     """``function(job)`` for every job, computed in ``processes`` forked workers and handed
     back in the order of ``jobs`` (a job that raised raises here, in its turn).
 
@@ -334,8 +334,13 @@ class _Worker:
         self.process.join()
 
 
-def _died() -> PureBPEError:
-    return PureBPEError("a worker process died (out of memory, or killed); run again with fewer --processes")
+class WorkerDied(PureBPEError):
+    """A worker of :func:`ordered_map` died (killed, or out of memory) before its results
+    came back: a caller may say so in its own words."""
+
+
+def _died() -> WorkerDied:
+    return WorkerDied("a worker process died (out of memory, or killed); run again with fewer --processes")
 
 
 def _exchange(workers: List[_Worker], jobs: Iterator[Any], window: int) -> Iterator[Any]:

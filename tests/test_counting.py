@@ -276,6 +276,24 @@ def test_saved_counts_load_back_the_same(words: Dict[bytes, int]) -> None:
         assert loaded == words and not os.listdir(directory)
 
 
+@pytest.mark.parametrize("forked", [True, False])
+def test_local_workers_count_the_same_and_report_the_first_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    # Forked workers (ordered_map) where the start method is fork, else a process pool.
+    can_fork = counting.can_fork
+    monkeypatch.setattr(counting, "can_fork", lambda: forked and can_fork())
+    path = write(tmp_path, "\n".join(default_corpus()[:20]))
+    assert purebpe.count(path, processes=2, chunk_bytes=4096).words == purebpe.count(path).words
+    bad = tmp_path / "bad.txt"
+    # Two bad bytes, in different jobs: the first in input order is reported, whichever
+    # job ends first.
+    bad.write_bytes(b"a b c\n" * 3000 + b"\xff\n" + b"d e f\n" * 3000 + b"\xfe\n")
+    with pytest.raises(InputError) as info:
+        purebpe.count(bad, processes=2, chunk_bytes=1024)
+    assert info.value.offset == 6 * 3000 and info.value.line == 3001
+
+
 def test_input_errors_survive_worker_processes(tmp_path: Path) -> None:
     path = tmp_path / "bad.txt"
     path.write_bytes(b"a" * 100 + b"\n\xff")
