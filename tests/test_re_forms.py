@@ -6,8 +6,9 @@ match spans, so the spelled-out classes hold the same code points; on every stri
 up to three characters over one representative of each class the patterns tell apart,
 and on Hypothesis text, they match alike, so the rest of the syntax means the same.
 Both the form cut at U+FFFF and the full one are checked (the first on BMP text only,
-which is where :func:`re_finditer` uses it); above U+FFFF a sample of code points stands
-for the long runs each class has there.  The contractions Qwen 3.5 matches ignoring case
+which is where :func:`re_finditer` uses it), and the chooser on lines of text some of
+which have a character above U+FFFF (it runs the full form on those lines only); above
+U+FFFF a sample of code points stands for the long runs each class has there.  The contractions Qwen 3.5 matches ignoring case
 are checked with every code point in each letter's place.
 """
 
@@ -126,6 +127,19 @@ def test_every_class_string(source: str) -> None:
     texts = [t for n in (1, 2, 3) for t in all_strings(n)]
     differ = [t for t in texts if spans(finditer, t) != spans(reference, t)]
     assert not differ, differ[:5]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_lines_around_characters_above_the_bmp(source: str) -> None:
+    """Lines of every two-class string (some with a character above U+FFFF, which sends
+    the lines around it to the full form): each joined by newlines, spaces and ``\r``."""
+    reference = regex.compile(source).finditer
+    finditer = re_finditer(source)
+    assert finditer is not None
+    lines = all_strings(2)
+    for separator in ("\n", "\n\n", " \n", "\r\n", "\n "):
+        text = separator.join(lines)
+        assert spans(finditer, text) == spans(reference, text)
 
 
 text_strategy = st.one_of(

@@ -32,9 +32,16 @@ on how an interpreter's ``re`` folds case.
 
 ``re`` keeps the part of a class above U+FFFF as a list of ranges it scans one by one
 whenever the bitmap of the part below says no, so a form with the full classes is 3-4x
-slower than one with the classes cut at U+FFFF; :func:`re_finditer` uses the cut form on
-texts without a character above U+FFFF (where both find the same matches) and the full
-form on the others.  ``tests/test_re_forms.py`` checks every form against ``regex`` on
+slower than one with the classes cut at U+FFFF (and slower than ``regex``); so
+:func:`re_finditer` runs the cut form (which finds the same matches on such text) on the
+whole of a text without a character above U+FFFF, and the full form only on the lines
+around such characters, as the named patterns do (:func:`._tables.re_split`).  The text is
+cut just after a newline that a non-space follows: no match of these patterns holds a
+newline followed by a non-space, and none decides on more than that one character past
+the newline (the ``(?!\S)`` after a run of spaces is tried only where ``\s*[\r\n]+``
+fails, which it never does on a run ending in that newline), so each part has the matches
+the whole text has there.  None of the forms matches the empty string, so the parts'
+matches are the text's, each once.  ``tests/test_re_forms.py`` checks every form against ``regex`` on
 every code point, on strings over one representative of each class, and on Hypothesis text.
 """
 
@@ -43,7 +50,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterator, Optional
 
-from ._tables import ABOVE_BMP, compiled_forms, re_class_body
+from ._tables import ABOVE_BMP, bmp_segments, compiled_forms, re_class_body
 from ._unicode_classes import (
     LETTER_RANGES,
     MARK_RANGES,
@@ -51,6 +58,7 @@ from ._unicode_classes import (
     PUNCT_SYMBOL_RANGES,
     WHITESPACE_RANGES,
 )
+from .llama3 import line_start_ok
 
 __all__ = ["DEEPSEEK_V3", "QWEN3_5", "RE_FORMS", "re_finditer"]
 
@@ -134,6 +142,15 @@ def re_finditer(source: str) -> Optional[Callable[[str], Iterator["re.Match[str]
         return None
 
     def finditer(text: str) -> Iterator["re.Match[str]"]:
-        return forms(ABOVE_BMP.search(text) is None).finditer(text)
+        if ABOVE_BMP.search(text) is None:
+            return forms(True).finditer(text)
+        return _finditer_in_parts(forms, text)
 
     return finditer
+
+
+def _finditer_in_parts(forms: Callable[[bool], "re.Pattern[str]"], text: str) -> Iterator["re.Match[str]"]:
+    """The matches of the cut form on the parts without a character above U+FFFF, of the
+    full form on the others (module docstring)."""
+    for start, end, bmp_only in bmp_segments(text, line_start_ok):
+        yield from forms(bmp_only).finditer(text, start, end)
