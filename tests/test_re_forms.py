@@ -8,8 +8,9 @@ and on Hypothesis text, they match alike, so the rest of the syntax means the sa
 Both the form cut at U+FFFF and the full one are checked (the first on BMP text only,
 which is where :func:`re_finditer` uses it), and the chooser on lines of text some of
 which have a character above U+FFFF (it runs the full form on those lines only); above
-U+FFFF a sample of code points stands for the long runs each class has there.  The contractions Qwen 3.5 matches ignoring case
-are checked with every code point in each letter's place.
+U+FFFF a sample of code points stands for the long runs each class has there.  The
+contractions Qwen 3.5 matches ignoring case are checked with every code point in each
+letter's place.
 """
 
 from __future__ import annotations
