@@ -227,7 +227,7 @@ CASES_OF_LETTERS = {
     "LOWER": _unicode_classes.LOWER_RANGES,
     "CASELESS": _unicode_classes.CASELESS_RANGES,
 }
-#: Part of "other" that real files' regexes name (purebpe.normalizers.re_forms).
+#: Part of "other" that real files' regexes name (purebpe.pretokenize.re_forms).
 PUNCTUATION_AND_SYMBOLS = {"PUNCT_SYMBOL": _unicode_classes.PUNCT_SYMBOL_RANGES}
 
 

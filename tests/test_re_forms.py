@@ -6,14 +6,18 @@ match spans, so the spelled-out classes hold the same code points; on every stri
 up to three characters over one representative of each class the patterns tell apart,
 and on Hypothesis text, they match alike, so the rest of the syntax means the same.
 Both the form cut at U+FFFF and the full one are checked (the first on BMP text only,
-which is where :func:`re_finditer` uses it); above U+FFFF a sample of code points stands
-for the long runs each class has there.
+which is where :func:`re_finditer` uses it), and the chooser on lines of text some of
+which have a character above U+FFFF (it runs the full form on those lines only); above
+U+FFFF a sample of code points stands for the long runs each class has there.  The
+contractions Qwen 3.5 matches ignoring case are checked with every code point in each
+letter's place.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Callable, Iterator, List, Tuple
 
 import pytest
@@ -21,7 +25,18 @@ from _tokenizer_files import tokenizer_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from purebpe.normalizers.re_forms import _COMPILED, DEEPSEEK_V3, RE_FORMS, re_finditer
+from purebpe import pretokenize
+from purebpe.files.tiktoken_models import MODEL_ENCODINGS
+from purebpe.pretokenize import custom
+from purebpe.pretokenize.re_forms import (
+    _COMPILED,
+    CONTRACTIONS,
+    DEEPSEEK_V3,
+    QWEN3_5,
+    RE_FORMS,
+    _qwen3_5,
+    re_finditer,
+)
 
 regex = pytest.importorskip("regex")
 
@@ -29,8 +44,13 @@ regex = pytest.importorskip("regex")
 #: kana in DeepSeek's ranges and a kana symbol (U+309B Sk) and dash (U+30A0 Pd) inside
 #: them, marks, digits and another number, ASCII punctuation of the first alternative,
 #: other punctuation and symbols, \r, \n, space, other whitespace, a control, a letter and
-#: a symbol above U+FFFF.
-CLASSES = "aZéΩʰא一ぁア\u309b\u30a0\u0301\u09031٣½!'-\\`«$©\r\n \t\u3000\x00\u200d\U0001d400\U0001f600"
+#: a symbol above U+FFFF; for Qwen 3.5's contractions letters of each shape (``s``, ``R``
+#: then ``e``, ``L``, ``t``; the cases are checked apart), U+017F LONG S (which ``regex``
+#: folds to ``s``) and U+212A KELVIN SIGN (folds to ``k``, which no contraction has).
+CLASSES = (
+    "aZéΩʰא一ぁア\u309b\u30a0\u0301\u09031٣½!'-\\`«$©\r\n \t\u3000\x00\u200d\U0001d400\U0001f600"
+    "sReLt\u017f\u212a"
+)
 
 Finditer = Callable[[str], Iterator["regex.Match[str]"]]
 
@@ -50,6 +70,7 @@ SOURCES = sorted(RE_FORMS)
 BMP = "".join(map(chr, range(0x10000)))
 #: Every 61st code point above U+FFFF (the classes there are long runs: a sample meets each).
 ASTRAL = "".join(map(chr, range(0x10000, 0x110000, 61)))
+QWEN3_5_CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)"
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -66,6 +87,35 @@ def test_every_code_point(source: str) -> None:
             assert spans(finditer, text) == expected
 
 
+def test_qwen3_5_contractions_fold_case_as_regex_does() -> None:
+    """Every code point in the place of each letter of ``(?i:'s|'t|'re|'ve|'m|'ll|'d)``:
+    the letters the form spells out are exactly the characters ``regex`` folds to them
+    (the rest of the form is Qwen 3.5's other alternatives, checked above and below)."""
+    assert _qwen3_5(False).startswith(CONTRACTIONS + "|")
+    assert QWEN3_5.startswith(QWEN3_5_CONTRACTIONS + "|")
+    reference = regex.compile(QWEN3_5_CONTRACTIONS).finditer
+    form = re.compile(CONTRACTIONS).finditer
+    for template in ("'{}", "'r{}", "'{}e", "'l{}", "'{}l"):
+        text = "".join(template.format(c) + " " for c in BMP + ASTRAL)
+        assert spans(form, text) == spans(reference, text)
+
+
+def test_the_qwen3_5_encoding_runs_on_the_re_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rank file's pattern is this string, and checking it and splitting with it never
+    touch ``regex`` (a pattern without a form does)."""
+    assert MODEL_ENCODINGS["qwen3.5"].pattern == QWEN3_5
+    pretokenizer = MODEL_ENCODINGS["qwen3.5"].pretokenizer
+
+    def no_regex(source: str) -> None:
+        raise AssertionError(f"compiled by regex: {source!r}")
+
+    monkeypatch.setattr(custom, "compiled", no_regex)
+    split = pretokenize.splitter(pretokenizer)
+    assert split("He's 12 \u017f'S\r\n ") == ["He", "'s", " ", "1", "2", " \u017f", "'S", "\r\n", " "]
+    with pytest.raises(AssertionError, match="compiled by regex"):
+        pretokenize.splitter(custom.Pattern(r"\p{L}+"))("abc")
+
+
 def all_strings(length: int) -> List[str]:
     return ["".join(chars) for chars in itertools.product(CLASSES, repeat=length)]
 
@@ -78,6 +128,19 @@ def test_every_class_string(source: str) -> None:
     texts = [t for n in (1, 2, 3) for t in all_strings(n)]
     differ = [t for t in texts if spans(finditer, t) != spans(reference, t)]
     assert not differ, differ[:5]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_lines_around_characters_above_the_bmp(source: str) -> None:
+    """Lines of every two-class string (some with a character above U+FFFF, which sends
+    the lines around it to the full form): each joined by newlines, spaces and ``\r``."""
+    reference = regex.compile(source).finditer
+    finditer = re_finditer(source)
+    assert finditer is not None
+    lines = all_strings(2)
+    for separator in ("\n", "\n\n", " \n", "\r\n", "\n "):
+        text = separator.join(lines)
+        assert spans(finditer, text) == spans(reference, text)
 
 
 text_strategy = st.one_of(

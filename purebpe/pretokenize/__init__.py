@@ -162,7 +162,8 @@ def splitter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) 
     """The function giving the pieces of a text, in order, for ``pretokenizer``.
 
     ``"".join(split(text)) == text`` for every pre-tokenizer.  ``engine`` applies to the
-    named patterns; a :class:`Pattern` always runs on ``regex``.
+    named patterns; a :class:`Pattern` runs on ``regex``, or on its proven ``re`` form
+    where it has one (:mod:`.re_forms`).
     """
     pretokenizer = check_pretokenizer(pretokenizer)
     if pretokenizer == "none":

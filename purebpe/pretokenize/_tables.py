@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 import re
 from collections import Counter
-from typing import Any, Callable, Dict, Final, Iterable, List, Protocol, Tuple
+from typing import Any, Callable, Dict, Final, Iterable, Iterator, List, Protocol, Tuple
 
 from ._unicode_classes import (
     CASELESS_RANGES,
@@ -201,21 +201,36 @@ def re_split(
     (the pattern module's safe-cut rule).  ``findall(text, pos, endpos)`` sees the text
     as ending at ``endpos``, as a cut must.
     """
-    above = ABOVE_BMP.search(text)
-    if above is None:
+    if ABOVE_BMP.search(text) is None:
         tokens: List[str] = bmp.findall(text)
         return tokens
     tokens = []
-    done = 0  # text[:done] is split
+    for start, end, bmp_only in bmp_segments(text, line_start_ok):
+        tokens += (bmp if bmp_only else full).findall(text, start, end)
+    return tokens
+
+
+def bmp_segments(text: str, line_start_ok: "LineStartRule") -> Iterator[Tuple[int, int, bool]]:
+    """``(start, end, bmp_only)`` of the stretches of ``text`` a pattern may be run on apart,
+    in order and covering it: ``bmp_only`` where no character above U+FFFF is in the
+    stretch; each other stretch is the lines around such characters, cut where
+    ``line_start_ok`` allows (:func:`re_split`).
+
+    >>> list(bmp_segments("ab\\ncd\\n\U0001f600\\nef", lambda char: char != " "))
+    [(0, 6, True), (6, 8, False), (8, 10, True)]
+    """
+    done = 0  # text[:done] is given out
+    above = ABOVE_BMP.search(text)
     while above is not None:
         start = _line_cut(text, done, above.start(), line_start_ok, backwards=True)
         end = _line_cut(text, above.start(), len(text), line_start_ok, backwards=False)
-        tokens += bmp.findall(text, done, start)
-        tokens += full.findall(text, start, end)
+        if start > done:
+            yield done, start, True
+        yield start, end, False
         done = end
         above = ABOVE_BMP.search(text, done)
-    tokens += bmp.findall(text, done)
-    return tokens
+    if done < len(text):
+        yield done, len(text), True
 
 
 def split_at_matches(text: str, matches: Iterable[Any]) -> List[str]:

@@ -20,8 +20,9 @@ apostrophe, ``\r``, ``\n``, U+0020 and other whitespace, ``/``, punctuation) ide
 and Hypothesis text agrees too.  Both patterns read a character only through those
 classes, so strings over the representatives cover every way they can differ.
 
-Variants not listed (Qwen 3.5's ``[\p{L}\p{M}]+``, DeepSeek's Split patterns) run on ``regex``:
-exact, slower.
+Variants not listed (Qwen 3.5's ``[\p{L}\p{M}]+``, DeepSeek's Split patterns) stay a
+:class:`~purebpe.pretokenize.custom.Pattern`; those two run on their proven ``re`` forms
+(:mod:`.re_forms`), any other on ``regex``.
 """
 
 from __future__ import annotations
