@@ -121,8 +121,9 @@ def train_superbpe(
     stage1 = attrs.evolve(options, vocab_size=256 + transition + len(options.special_tokens))
     counts = count_with(stage1, count, files)
     initial = merge_counts(counts, stage1)
+    words = len(counts)
     del counts
-    release_memory()  # stage 1's words, before stage 2 counts
+    release_memory(words)  # stage 1's words, before stage 2 counts
     return _extend(files, attrs.evolve(options, initial=initial))
 
 
@@ -175,7 +176,7 @@ def _extend(files: Files, options: TrainingOptions) -> BPEModel:
         errors=counted.errors,
         progress=counted.progress,
     )
-    release_memory()  # what counting left behind, before the words are replayed
+    release_memory(len(counts))  # what counting left behind, before the words are replayed
     table = stage2_table(counts.pairs(), counted)
     del counts  # the table holds the words now
     return merge_stage2(table, counted)
@@ -371,13 +372,20 @@ def merge_stage2(table: WordTable, options: TrainingOptions) -> BPEModel:
     purpose (so :meth:`TrainingOptions.check_initial_fits` is not called): its words hold
     stage 1's words whole.
     """
-    release_memory()  # the counts the caller dropped, before the trainer lays out its arrays
+    release_memory(len(table.counts))  # the counts the caller dropped, before the trainer lays out its arrays
     return merge_table(table, options, options.variant, STAGE2_PRETOKENIZER)
 
 
-def release_memory() -> None:
+#: Tables of fewer distinct words than this are not worth a full collection: it costs time
+#: in proportion to the whole live heap (0.2 s and more in a process that holds much else,
+#: such as a test run or a notebook), and they leave little behind.
+RELEASE_FROM_WORDS = 100_000
+
+
+def release_memory(words: int) -> None:
     """Collect garbage, then give the C allocator's free pages back to the system (glibc's
-    ``malloc_trim``; elsewhere only the collection).
+    ``malloc_trim``; elsewhere only the collection), after a step that dropped a table of
+    ``words`` distinct words (below :data:`RELEASE_FROM_WORDS`, nothing).
 
     Between SuperBPE's steps -- stage 1, stage 2's counting, its replay, its trainer -- what
     one step dropped would otherwise stay resident under the next: PyPy's collector frees
@@ -385,6 +393,8 @@ def release_memory() -> None:
     freed memory for the process. Measured on 100 MB of Linux source on PyPy: 112 MiB handed
     back before stage 2's trainer, whose 124 MB array then fits where the counts were.
     """
+    if words < RELEASE_FROM_WORDS:
+        return
     gc.collect()
     trim = _malloc_trim()
     if trim is not None:

@@ -173,8 +173,9 @@ def _run_superbpe(args: argparse.Namespace, progress: Progress, initial: Optiona
         counts, source = count_input(args)
         stage1 = attrs.evolve(options, vocab_size=256 + args.transition + len(counts.special_tokens))
         initial = merge_counts(counts, stage1)
+        stage1_words = len(counts)
         del counts  # stage 1's words: not held through stage 2
-        release_memory()
+        release_memory(stage1_words)
     args.pattern = STAGE2_PATTERN
     args.special_token = list(initial.special_tokens)
     counted = time.perf_counter()
@@ -187,7 +188,7 @@ def _run_superbpe(args: argparse.Namespace, progress: Progress, initial: Optiona
         progress=progress,
     )
     words = f"{counts2.total():,} words, {len(counts2):,} distinct"
-    release_memory()  # what counting left behind, before the words are replayed
+    release_memory(len(counts2))  # what counting left behind, before the words are replayed
     table = stage2_table(counts2.pairs(), options)
     del counts2  # the table holds the words now, packed (see purebpe.superbpe.stage2_table)
     # The summary replays the words once more (the trainer drops them); they wait on disk
