@@ -47,6 +47,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Seque
 
 import attrs
 
+from . import core
 from .core import WordTable, apply_merges
 from .counting import Files, count, count_compact
 from .errors import PureBPEError
@@ -337,6 +338,11 @@ class PackedWords(Sequence[Sequence[int]]):
                 start = ends[i]
 
 
+#: Whether :class:`WordTable` is the compiled build's (``setup.py``): its attributes then
+#: hold only their declared types.
+WORD_TABLE_COMPILED = not core.__file__.endswith(".py")
+
+
 def stage2_table(counts: Iterable[Tuple[bytes, int]], options: TrainingOptions) -> WordTable:
     """The word table of stage 2: the words of ``(word, count)`` pairs through
     ``options.initial``'s merges.
@@ -360,8 +366,10 @@ def stage2_table(counts: Iterable[Tuple[bytes, int]], options: TrainingOptions) 
         words.append(apply_merges(word, ranks))
         word_counts.append(n)
     table.counts = word_counts
-    # Only the positional trainer reads the words without rewriting them (see PackedWords).
-    table.words = cast(List[Sequence[int]], words) if options.variant == STAGE2_VARIANT else list(words)
+    # Only the positional trainer reads the words without rewriting them (see PackedWords);
+    # the compiled build's WordTable holds a list (mypyc checks the type), so there it gets one.
+    packed = options.variant == STAGE2_VARIANT and not WORD_TABLE_COMPILED
+    table.words = cast(List[Sequence[int]], words) if packed else list(words)
     return table
 
 
