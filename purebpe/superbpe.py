@@ -296,8 +296,9 @@ class PackedWords(Sequence[Sequence[int]]):
         >>> import io
         >>> words, spill = PackedWords("H"), io.BytesIO()
         >>> words.append(b"ab"); words.write(spill); _ = spill.seek(0)
-        >>> [list(word) for word in PackedWords.read(spill)]
-        [[97, 98]]
+        >>> read = PackedWords.read(spill)
+        >>> len(read), tuple(read[0])
+        (1, (97, 98))
         """
         typecode, first_words, lengths, count = json.loads(data.readline())
         words = cls(typecode)
