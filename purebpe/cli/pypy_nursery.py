@@ -25,6 +25,9 @@ import re
 import sys
 from typing import List, Mapping, Optional, Sequence
 
+from ..errors import PureBPEError
+from ..readers.inputs import expand
+
 #: The nursery a restarted command gets: the fastest of 4, 16 MB and the default measured
 #: on 100 MB of Linux source (and the smallest).
 NURSERY = "4MB"
@@ -83,19 +86,20 @@ def restart_arguments(argv: Sequence[str], main_module_name: Optional[str]) -> O
 
 
 def input_bytes(files: Sequence[str]) -> int:
-    """The size of the regular files among ``files`` (directories walked; globs, streams and
-    missing paths count nothing: the command itself reports those)."""
+    """The size of the regular files among ``files``, found as the command finds them
+    (directories walked, globs expanded); streams count nothing, and inputs the command
+    will refuse count nothing at all (it reports them itself)."""
+    try:
+        paths = expand(files)
+    except PureBPEError:
+        return 0
     total = 0
-    for name in files:
-        paths = [name]
-        if os.path.isdir(name):
-            paths = [os.path.join(d, f) for d, _, fs in os.walk(name) for f in fs]
-        for path in paths:
-            try:
-                if os.path.isfile(path):
-                    total += os.path.getsize(path)
-            except OSError:
-                pass
+    for path in paths:
+        try:
+            if os.path.isfile(path):
+                total += os.path.getsize(path)
+        except OSError:
+            pass
     return total
 
 
