@@ -24,6 +24,12 @@ directory only if nobody holds its lock and either it is older than
 :data:`STALE_SECONDS`, or it was written from this host and PID namespace by a process
 that no longer runs (a SIGKILL). A live run in another container or on another host
 therefore never loses its temporary: it holds the lock, or its file is young.
+
+A signal can end a run at any instant, the one between a temporary's creation and the
+``try`` that would remove it included. So every temporary (file or directory) of this
+process is recorded *before* it is created, and forgotten once renamed or removed:
+:func:`remove_own_temporaries`, which the command line calls as a run ends, removes
+whatever such an interruption left.
 """
 
 from __future__ import annotations
@@ -33,13 +39,27 @@ import hashlib
 import os
 import re
 import secrets
+import shutil
 import socket
 import stat
 import time
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, BinaryIO, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (
+    IO,
+    BinaryIO,
+    Callable,
+    Deque,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from .errors import PureBPEError
 
@@ -61,6 +81,10 @@ _MAX_LINKS = 40
 _DESCRIPTOR = re.compile(
     r"^/(?:dev/(?:stdin|stdout|stderr|fd/\d+)|proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd/\d+)$"
 )
+
+#: This process's temporaries that may exist: recorded before each is created, dropped once
+#: it is renamed into place or removed (see the module docstring).
+_OWN_TEMPORARIES: Set[str] = set()
 
 #: The files this process last put in place, in order (the most recent ones only): the
 #: CLI's interrupted message says what a command wrote before the interruption.
@@ -248,9 +272,10 @@ def atomic_file(path: PathLike) -> Iterator[BinaryIO]:
                 os.fsync(f.fileno())
                 _check_not_cancelled()
                 os.replace(tmp, target)  # before the close: the lock is held until then
+        _OWN_TEMPORARIES.discard(tmp)
         written.append(given)
     except BaseException:
-        _unlink_quietly(tmp)
+        _remove_temporary(tmp)
         raise
 
 
@@ -282,11 +307,13 @@ def write_files(files: Sequence[Tuple[PathLike, bytes]]) -> List[Path]:
                     with _open_in_place(target) as direct:
                         direct.write(data)
                 else:
-                    os.replace(next(pending)[0], target)
+                    renamed = next(pending)[0]
+                    os.replace(renamed, target)
+                    _OWN_TEMPORARIES.discard(renamed)
             written.append(name)
     except BaseException:
         for tmp, _f in temps:
-            _unlink_quietly(tmp)
+            _remove_temporary(tmp)
         raise
     finally:
         for _tmp, opened in temps:
@@ -428,11 +455,17 @@ def _temporary(target: Path) -> Tuple[int, str]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
         tmp = str(directory / f".{target.name}.purebpe-{os.getpid()}-h{_origin()}-{secrets.token_hex(4)}.tmp")
+        _OWN_TEMPORARIES.add(tmp)  # before it exists: see the module docstring
         try:
             fd = os.open(tmp, flags, 0o666)
             break
         except FileExistsError:
+            _OWN_TEMPORARIES.discard(tmp)  # not ours: a stale one of an earlier process of this pid
             continue
+        except BaseException:
+            # A signal's exception can come as the call returns, the file made.
+            _remove_temporary(tmp)
+            raise
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -444,9 +477,64 @@ def _temporary(target: Path) -> Tuple[int, str]:
             os.fchmod(fd, stat.S_IMODE(mode))  # an overwritten file keeps its permissions
     except BaseException:
         os.close(fd)
-        _unlink_quietly(tmp)
+        _remove_temporary(tmp)
         raise
     return fd, tmp
+
+
+def make_temporary_directory(parent: PathLike, prefix: str) -> str:
+    """A new empty directory ``{prefix}{random}.tmp`` in ``parent``, recorded as this
+    process's temporary: :func:`remove_temporary_directory` removes it, and so does
+    :func:`remove_own_temporaries` if the run ends first.
+
+    >>> import tempfile
+    >>> scratch = make_temporary_directory(tempfile.gettempdir(), "purebpe-doc-")
+    >>> os.path.isdir(scratch)
+    True
+    >>> remove_temporary_directory(scratch); os.path.exists(scratch)
+    False
+    """
+    while True:
+        path = os.path.join(parent, f"{prefix}{secrets.token_hex(4)}.tmp")
+        _OWN_TEMPORARIES.add(path)  # before it exists: see the module docstring
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            _OWN_TEMPORARIES.discard(path)
+        except BaseException:
+            # A signal's exception can come as the call returns, the directory made.
+            remove_temporary_directory(path)
+            raise
+
+
+def remove_temporary_directory(path: str) -> None:
+    """Remove a directory of :func:`make_temporary_directory` and all it holds."""
+    shutil.rmtree(path, ignore_errors=True)
+    _OWN_TEMPORARIES.discard(path)
+
+
+def remove_own_temporaries() -> List[str]:
+    """Remove every temporary of this process still on record; returns their paths.
+
+    The command line calls it as a run ends: a signal that arrived between a temporary's
+    creation and the block that would have removed it leaves nothing behind.
+    """
+    removed = []
+    for path in sorted(_OWN_TEMPORARIES):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            _unlink_quietly(path)
+        if not os.path.lexists(path):
+            removed.append(path)
+    _OWN_TEMPORARIES.clear()
+    return removed
+
+
+def _remove_temporary(path: str) -> None:
+    _unlink_quietly(path)
+    _OWN_TEMPORARIES.discard(path)
 
 
 @contextmanager

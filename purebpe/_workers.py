@@ -28,7 +28,7 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Deque, Dict, Generator, Iterable, Iterator, List, Optional, Tuple
 
-from ._atomic import process_alive
+from ._atomic import make_temporary_directory, process_alive
 from .errors import PureBPEError
 
 #: The name of a scratch directory (:func:`scratch_directory`), with its owner's pid.
@@ -148,7 +148,7 @@ def scratch_directory() -> str:
         match = _SCRATCH_NAME.match(name)
         if match and not process_alive(int(match.group(1))):
             shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-    return tempfile.mkdtemp(prefix=f"purebpe-counts-{os.getpid()}-")
+    return make_temporary_directory(parent, f"purebpe-counts-{os.getpid()}-")
 
 
 #: Bytes read or written at a time on a worker's pipes.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import tempfile
 from array import array
 from collections import deque
@@ -39,7 +38,7 @@ from typing import (
     Union,
 )
 
-from ._atomic import PathLike
+from ._atomic import PathLike, remove_temporary_directory
 from ._workers import (
     WorkerDied,
     WorkerPool,
@@ -720,7 +719,7 @@ def _count_into(
     finally:
         bar.close()
         if directory is not None:
-            shutil.rmtree(directory, ignore_errors=True)
+            remove_temporary_directory(directory)
     return specials, skipped[0]
 
 

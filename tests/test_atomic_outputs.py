@@ -201,6 +201,82 @@ def test_sigkill_at_any_instant_never_leaves_a_wrong_model(format: str, tmp_path
     assert [name for name in files_of(tmp_path) if name.startswith(".")] == [foreign.name]
 
 
+# --------------------------------------------------------------------------------------
+# A signal at any instant: its handler's exception, raised before each bytecode instruction
+# of a save in turn (as a handler raises it, as a call returns: its file made, the name not
+# yet stored), then the command line's cleanup. Nothing may be left but the old files.
+# --------------------------------------------------------------------------------------
+class Signalled(BaseException):
+    pass
+
+
+def raising_at(instant: int) -> Any:
+    """A trace function raising :class:`Signalled` before the ``instant``-th instruction run
+    in purebpe's saving code or the context managers it enters."""
+    watched = {atomic.__file__, __import__("contextlib").__file__}
+    seen = [0]
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename not in watched:
+            return None
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            seen[0] += 1
+            if seen[0] == instant:
+                raise Signalled()
+        return trace
+
+    return trace
+
+
+def interrupted_at_every_instant(save: Any, directory: Path) -> int:
+    """Run ``save()`` interrupted at its first instruction, then its second, ..., each time
+    followed by the command line's cleanup; returns the first instant a save ran through."""
+    for instant in range(1, 100_000):
+        sys.settrace(raising_at(instant))
+        try:
+            save()
+        except Signalled:
+            pass
+        else:
+            return instant
+        finally:
+            sys.settrace(None)
+        atomic.remove_own_temporaries()  # what the command line does as the run ends
+        left = [name for name in files_of(directory) if name.startswith(".")]
+        assert left == [], f"instant {instant}: {left}"
+    raise AssertionError("the save never ran through")
+
+
+def test_a_signal_at_any_instant_of_a_file_save_leaves_no_temporary(tmp_path: Path) -> None:
+    def save() -> None:
+        with atomic.atomic_file(tmp_path / "ids.bin") as f:
+            f.write(b"0123")
+
+    assert interrupted_at_every_instant(save, tmp_path) > 50
+    assert files_of(tmp_path) == ["ids.bin"]
+
+
+def test_a_signal_at_any_instant_of_a_two_file_save_leaves_no_temporary(tmp_path: Path) -> None:
+    def save() -> None:
+        atomic.write_files([(tmp_path / "merges.txt", b"a b\n"), (tmp_path / "vocab.json", b"{}")])
+
+    assert interrupted_at_every_instant(save, tmp_path) > 50
+    assert files_of(tmp_path) == ["merges.txt", "vocab.json"]
+
+
+def test_a_signal_at_any_instant_of_a_scratch_directory_leaves_nothing(tmp_path: Path) -> None:
+    made: List[str] = []
+
+    def save() -> None:
+        made.append(atomic.make_temporary_directory(tmp_path, ".shards.purebpe-"))
+
+    interrupted_at_every_instant(save, tmp_path)
+    assert len(made) == 1 and os.path.isdir(made[0])
+    atomic.remove_temporary_directory(made[0])
+    assert files_of(tmp_path) == []
+
+
 def test_only_stale_temporaries_of_our_own_naming_are_removed(tmp_path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

@@ -21,7 +21,7 @@ import threading
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Dict, Optional, Sequence
 
-from .._atomic import CANCELLED, Cancelled, written
+from .._atomic import CANCELLED, Cancelled, remove_own_temporaries, written
 from .._workers import STOPPED
 from ..errors import PureBPEError
 from ._io import CLOSED_STREAMS
@@ -120,6 +120,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"purebpe: {_ENDING_SIGNALS[ended.signum]}; {_outputs_written()}", file=sys.stderr)
         return 128 + ended.signum
     finally:
+        # A signal between a temporary's creation and the block that would remove it
+        # left it behind: it is on record (see purebpe._atomic).
+        remove_own_temporaries()
         for signum, handler in previous_handlers.items():
             signal.signal(signum, handler)
     return status

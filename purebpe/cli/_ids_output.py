@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 from array import array
 from pathlib import Path
 from typing import BinaryIO, Dict, List, Optional
 
-from .._atomic import write_text
+from .._atomic import make_temporary_directory, remove_temporary_directory, write_text
 from ..errors import PureBPEError
 from ._io import DTYPES, _npy_header, check_npy_output
 
@@ -123,9 +121,7 @@ class ShardWriter:
         parent = target.parent
         parent.mkdir(parents=True, exist_ok=True)
         self.target = target
-        self.staging = tempfile.mkdtemp(
-            dir=parent, prefix=f".{target.name}.purebpe-{os.getpid()}-", suffix=".tmp"
-        )
+        self.staging = make_temporary_directory(parent, f".{target.name}.purebpe-{os.getpid()}-")
         self.shard_ids = shard_ids
         self.format = format
         self.dtype = dtype
@@ -166,10 +162,10 @@ class ShardWriter:
         self.target.mkdir(exist_ok=True)
         for name in sorted(os.listdir(self.staging)):
             os.replace(os.path.join(self.staging, name), self.target / name)
-        os.rmdir(self.staging)
+        remove_temporary_directory(self.staging)
         return self.count
 
     def abandon(self) -> None:
         if self._file is not None:
             self._file.close()
-        shutil.rmtree(self.staging, ignore_errors=True)
+        remove_temporary_directory(self.staging)
