@@ -49,10 +49,10 @@ import attrs
 
 from . import core
 from .core import WordTable, apply_merges
-from .counting import Files, count, count_compact
+from .counting import CompactCounts, Files, count, count_compact
 from .errors import PureBPEError
 from .model import BPEModel
-from .pretokenize import Pattern, Pretokenizer, superwords
+from .pretokenize import Pattern, Pretokenizer, check_pretokenizer, superwords
 from .progress import Progress
 from .training import count_with, merge_counts, merge_table
 from .training_options import TrainingOptions
@@ -68,6 +68,7 @@ __all__ = [
     "stage2_options",
     "stage2_table",
     "superwords_from_counts",
+    "train_stages",
     "train_superbpe",
 ]
 
@@ -112,20 +113,7 @@ def train_superbpe(
         errors=errors,
         progress=progress,
     )
-    merges = vocab_size - 256 - len(options.special_tokens)
-    if not 0 <= transition <= merges:
-        raise PureBPEError(
-            f"transition {transition} must be between 0 and the number of merges "
-            f"({merges} for vocab_size {vocab_size} with "
-            f"{len(options.special_tokens)} special tokens)"
-        )
-    stage1 = attrs.evolve(options, vocab_size=256 + transition + len(options.special_tokens))
-    counts = count_with(stage1, count, files)
-    initial = merge_counts(counts, stage1)
-    words = len(counts)
-    del counts
-    release_memory(words)  # stage 1's words, before stage 2 counts
-    return _extend(files, attrs.evolve(options, initial=initial))
+    return train_stages(options, *_file_counters(files), transition=transition)
 
 
 def extend_superbpe(
@@ -145,42 +133,100 @@ def extend_superbpe(
     The reference's ``extend_existing_tokenizer``: ``initial``'s merges stay, in order,
     with their ids, and its special tokens are kept.
     """
-    return _extend(
-        files,
-        TrainingOptions(
-            vocab_size=vocab_size,
-            special_tokens=initial.special_tokens,
-            variant=variant,
-            pretokenizer=STAGE2_PRETOKENIZER,
-            processes=processes,
-            executor=executor,
-            min_frequency=min_frequency,
-            initial=initial,
-            errors=errors,
-            progress=progress,
-        ),
+    options = TrainingOptions(
+        vocab_size=vocab_size,
+        special_tokens=initial.special_tokens,
+        variant=variant,
+        pretokenizer=STAGE2_PRETOKENIZER,
+        processes=processes,
+        executor=executor,
+        min_frequency=min_frequency,
+        initial=initial,
+        errors=errors,
+        progress=progress,
+    )
+    return train_stages(options, *_file_counters(files))
+
+
+#: Counts the corpus with the options it is given (their special tokens, pre-tokenizer,
+#: processes...): stage 1's words into :class:`WordCounts`, stage 2's into
+#: :class:`~purebpe.counting.CompactCounts`.
+WordCounter = Callable[[TrainingOptions], WordCounts]
+CompactCounter = Callable[[TrainingOptions], CompactCounts]
+
+
+def _file_counters(files: Files) -> Tuple[WordCounter, CompactCounter]:
+    """The counters of :func:`train_stages` that read ``files``."""
+    return (
+        lambda stage: count_with(stage, count, files),
+        lambda stage: count_with(stage, count_compact, files),
     )
 
 
-def _extend(files: Files, options: TrainingOptions) -> BPEModel:
-    """Stage 2 of ``options`` (whose ``initial`` is stage 1) on ``files``."""
+def _nothing(table: WordTable) -> None:
+    pass
+
+
+def train_stages(
+    options: TrainingOptions,
+    count_words: WordCounter,
+    count_superwords: CompactCounter,
+    *,
+    transition: Optional[int] = None,
+    before_merging: Callable[[WordTable], None] = _nothing,
+) -> BPEModel:
+    """SuperBPE on a corpus that ``count_words`` and ``count_superwords`` count: stage 1 to
+    ``transition`` merges, or with no ``transition`` ``options.initial`` as stage 1, then
+    stage 2 to ``options.vocab_size``.
+
+    ``before_merging`` is shown stage 2's table (:func:`stage2_table`) before its trainer
+    runs, which drops the words (``purebpe train`` keeps them for its summary). Each step
+    drops its table, and :func:`release_memory` hands it back, before the next begins.
+
+    >>> from purebpe.counting import CompactCounts, count_from_iterator
+    >>> texts = ["by the way, the way it is", "it is by the way"] * 3
+    >>> def words(stage):
+    ...     return count_from_iterator(texts, stage.special_tokens, pretokenizer=stage.pretokenizer)
+    >>> def superwords(stage):
+    ...     counts = CompactCounts()
+    ...     counts.add_counts(words(stage).words)
+    ...     return counts
+    >>> model = train_stages(TrainingOptions(vocab_size=268), words, superwords, transition=6)
+    >>> [(left + right).decode() for left, right in model.merges[6:]]  # stage 2's
+    [' the way', ' i', 'y the way', 't i', 't is', 'by the way']
+    """
+    assert (transition is None) != (options.initial is None), "stage 1 is trained here or given"
+    check_pretokenizer(STAGE2_PRETOKENIZER)  # say what it needs before any counting
+    if transition is not None:
+        stage1 = _stage1_options(options, transition)
+        counts = count_words(stage1)
+        initial = merge_counts(counts, stage1)
+        words = len(counts)
+        del counts
+        release_memory(words)  # stage 1's words, before stage 2 counts
+        options = attrs.evolve(options, initial=initial)
     assert options.initial is not None
-    counted = _stage2_variant(
+    stage2 = _stage2_variant(
         attrs.evolve(options, special_tokens=options.initial.special_tokens, pretokenizer=STAGE2_PRETOKENIZER)
     )
-    counts = count_compact(
-        files,
-        counted.special_tokens,
-        pretokenizer=STAGE2_PRETOKENIZER,
-        processes=counted.processes,
-        executor=counted.executor,
-        errors=counted.errors,
-        progress=counted.progress,
-    )
-    release_memory(len(counts))  # what counting left behind, before the words are replayed
-    table = stage2_table(counts.pairs(), counted)
-    del counts  # the table holds the words now
-    return merge_stage2(table, counted)
+    superwords = count_superwords(stage2)
+    release_memory(len(superwords))  # what counting left behind, before the words are replayed
+    table = stage2_table(superwords.pairs(), stage2)
+    del superwords  # the table holds the words now
+    before_merging(table)
+    return merge_stage2(table, stage2)
+
+
+def _stage1_options(options: TrainingOptions, transition: int) -> TrainingOptions:
+    """``options`` for stage 1: ``transition`` merges, which ``options.vocab_size`` must hold."""
+    merges = options.vocab_size - 256 - len(options.special_tokens)
+    if not 0 <= transition <= merges:
+        raise PureBPEError(
+            f"transition {transition} must be between 0 and the number of merges "
+            f"({merges} for vocab_size {options.vocab_size} with "
+            f"{len(options.special_tokens)} special tokens)"
+        )
+    return attrs.evolve(options, vocab_size=256 + transition + len(options.special_tokens))
 
 
 def stage2_options(

@@ -10,7 +10,7 @@ arguments fail before any counting.
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from .core import WordTable
 from .counting import Files, count, count_from_iterator
@@ -21,6 +21,9 @@ from .progress import Progress, end_early, progress_bar
 from .trainers import choose_variant, get_trainer
 from .training_options import TrainingOptions
 from .wordcounts import WordCounts
+
+#: What a counter of :func:`count_with` returns.
+Counts = TypeVar("Counts")
 
 
 def train(
@@ -166,10 +169,11 @@ def train_from_counts(
 
 
 def count_with(
-    options: TrainingOptions, counter: Callable[..., WordCounts], source: object, **reading: object
-) -> WordCounts:
-    """Count ``source`` with ``counter`` (:func:`count` or :func:`count_from_iterator`);
-    ``reading`` are :func:`count`'s options of how to read files (``format``...)."""
+    options: TrainingOptions, counter: Callable[..., Counts], source: object, **reading: object
+) -> Counts:
+    """Count ``source`` with ``counter`` (:func:`count`, :func:`count_from_iterator` or
+    :func:`~purebpe.counting.count_compact`); ``reading`` are :func:`count`'s options of how
+    to read files (``format``...)."""
     return counter(
         source,
         options.special_tokens,

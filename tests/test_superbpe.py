@@ -200,6 +200,8 @@ def test_cli_trains_superbpe_and_extends(
     assert "needs --transition T" in capsys.readouterr().err
     assert main(["train", str(corpus), "--transition", "5", *common]) == 2
     assert "--transition goes with --superbpe" in capsys.readouterr().err
+    assert main(["train", str(corpus), "--superbpe", "--transition", "900", *common]) == 2
+    assert "transition 900 must be between 0 and the number of merges" in capsys.readouterr().err
 
 
 def test_without_regex_superbpe_trains_on_its_own_scanner(

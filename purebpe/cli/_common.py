@@ -124,35 +124,43 @@ def pretokenizer_option(args: argparse.Namespace) -> Pretokenizer:
     return str(args.pretokenizer or "gpt2")
 
 
-def count_input(args: argparse.Namespace) -> Tuple[WordCounts, str]:
-    """Count FILES (or the default corpus); returns the counts and a name for the source."""
-    options = _count_options(args)
+def count_input(
+    args: argparse.Namespace,
+    special_tokens: Optional[Sequence[str]] = None,
+    pretokenizer: Optional[Pretokenizer] = None,
+) -> Tuple[WordCounts, str]:
+    """Count FILES (or the default corpus) with ``special_tokens`` and ``pretokenizer``
+    (by default the command line's); returns the counts and a name for the source."""
+    specials = args.special_token if special_tokens is None else special_tokens
+    options = _count_options(args, pretokenizer)
     if args.files:
         check_stdin_open(args.files)
-        counts = count(args.files, args.special_token, **options, **_layout_options(args))
+        counts = count(args.files, specials, **options, **_layout_options(args))
         return counts, describe_files(args.files) + skipped_note(counts.skipped)
     texts = default_corpus()
     if args.max_chars is not None or args.doc_cap is not None:
         texts = [text for text, _ in capped(((t, True) for t in texts), args.doc_cap, args.max_chars)]
-    return count_from_iterator(texts, args.special_token, **options), DEFAULT_CORPUS
+    return count_from_iterator(texts, specials, **options), DEFAULT_CORPUS
 
 
-def count_input_compact(args: argparse.Namespace) -> Tuple[CompactCounts, str]:
+def count_input_compact(
+    args: argparse.Namespace, special_tokens: Sequence[str], pretokenizer: Pretokenizer
+) -> Tuple[CompactCounts, str]:
     """:func:`count_input` into :class:`~purebpe.counting.CompactCounts` (SuperBPE's stage 2)."""
     if not args.files:  # the default corpus: small
-        words, source = count_input(args)
+        words, source = count_input(args, special_tokens, pretokenizer)
         counts = CompactCounts()
         counts.add_counts(words.words)
         return counts, source
     check_stdin_open(args.files)
-    options = _count_options(args)
-    counts = count_compact(args.files, args.special_token, **options, **_layout_options(args))
+    options = _count_options(args, pretokenizer)
+    counts = count_compact(args.files, special_tokens, **options, **_layout_options(args))
     return counts, describe_files(args.files) + skipped_note(counts.skipped)
 
 
-def _count_options(args: argparse.Namespace) -> Any:
+def _count_options(args: argparse.Namespace, pretokenizer: Optional[Pretokenizer]) -> Any:
     return dict(
-        pretokenizer=pretokenizer_option(args),
+        pretokenizer=pretokenizer_option(args) if pretokenizer is None else pretokenizer,
         processes=args.processes,
         errors=args.errors,
         progress=progress_option(args),

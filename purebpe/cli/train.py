@@ -8,28 +8,19 @@ import resource
 import sys
 import tempfile
 import time
-from typing import Any, List, Optional, Sequence
-
-import attrs
+from typing import Any, BinaryIO, List, Optional, Sequence
 
 from .._atomic import check_output_dir
 from ..core import WordTable
+from ..counting import CompactCounts
 from ..errors import PureBPEError
 from ..formats import FORMATS
 from ..formats import load as load_model
 from ..model import BPEModel
-from ..pretokenize import Pretokenizer, check_pretokenizer
+from ..pretokenize import Pretokenizer
 from ..progress import Progress
 from ..readers import LAYOUTS
-from ..superbpe import (
-    STAGE2_PATTERN,
-    STAGE2_PRETOKENIZER,
-    PackedWords,
-    merge_stage2,
-    release_memory,
-    stage2_options,
-    stage2_table,
-)
+from ..superbpe import PackedWords, train_stages
 from ..superbpe import bytes_per_token as superbpe_bytes_per_token
 from ..trainers import VARIANTS, choose_variant
 from ..training import merge_counts
@@ -167,48 +158,58 @@ def _run_superbpe(args: argparse.Namespace, progress: Progress, initial: Optiona
     if args.max_token_length is not None or args.tie_break != "canonical":
         raise PureBPEError("--max-token-length and --tie-break do not apply to --superbpe")
     options = training_options(args, progress, initial, args.special_token, pretokenizer_option(args))
-    check_pretokenizer(STAGE2_PRETOKENIZER)  # needs regex: say so before any counting
     start = time.perf_counter()
-    if initial is None:
-        counts, source = count_input(args)
-        stage1 = attrs.evolve(options, vocab_size=256 + args.transition + len(counts.special_tokens))
-        initial = merge_counts(counts, stage1)
-        stage1_words = len(counts)
-        del counts  # stage 1's words: not held through stage 2
-        release_memory(stage1_words)
-    args.pattern = STAGE2_PATTERN
-    args.special_token = list(initial.special_tokens)
-    counted = time.perf_counter()
-    counts2, source = count_input_compact(args)
-    options = stage2_options(
-        args.vocab_size,
-        initial,
-        variant=args.variant,
-        min_frequency=args.min_frequency,
-        progress=progress,
-    )
-    words = f"{counts2.total():,} words, {len(counts2):,} distinct"
-    release_memory(len(counts2))  # what counting left behind, before the words are replayed
-    table = stage2_table(counts2.pairs(), options)
-    del counts2  # the table holds the words now, packed (see purebpe.superbpe.stage2_table)
-    # The summary replays the words once more (the trainer drops them); they wait on disk
-    # meanwhile: the trainer's own arrays make the peak (50 MB of 430 MiB, 100 MB of source).
-    replayed: Optional[Sequence[Sequence[int]]] = table.words
-    word_counts = table.counts
     with tempfile.TemporaryFile() as spill:
-        if isinstance(replayed, PackedWords):
-            replayed.write(spill)
-            replayed = None
-        model = merge_stage2(table, options)
+        stage2 = _Stage2Summary(args, spill)
+        model = train_stages(
+            options,
+            lambda stage1: count_input(args, stage1.special_tokens, stage1.pretokenizer)[0],
+            stage2.count,
+            transition=args.transition,
+            before_merging=stage2.keep_words,
+        )
         trained = time.perf_counter()
         paths = model.save(args.output, args.format)
-        seconds = [counted - start, trained - counted, time.perf_counter() - trained]
-        if replayed is None:
-            spill.seek(0)
-            replayed = PackedWords.read(spill)
-    compression = superbpe_bytes_per_token(replayed, word_counts, model)
-    _print_summary(source, words, model, f"{args.variant} (stage 1), superwords", seconds, paths, compression)
+        seconds = [stage2.counted - start, trained - stage2.counted, time.perf_counter() - trained]
+        compression = stage2.bytes_per_token(model)
+    variant = f"{args.variant} (stage 1), superwords"
+    _print_summary(stage2.source, stage2.words, model, variant, seconds, paths, compression)
     return 0
+
+
+class _Stage2Summary:
+    """What the summary says of SuperBPE's stage 2, taken as it runs: its counting (the source,
+    the words, when it began) and its words, which wait in ``spill`` while the trainer runs."""
+
+    def __init__(self, args: argparse.Namespace, spill: BinaryIO) -> None:
+        self.args = args
+        self.spill = spill
+        self.counted = 0.0
+        self.source = self.words = ""
+        #: The table's words where they were not spilled, and their counts.
+        self.replayed: Optional[Sequence[Sequence[int]]] = None
+        self.counts: Sequence[int] = ()
+
+    def count(self, stage2: TrainingOptions) -> CompactCounts:
+        self.counted = time.perf_counter()
+        counts, self.source = count_input_compact(self.args, stage2.special_tokens, stage2.pretokenizer)
+        self.words = f"{counts.total():,} words, {len(counts):,} distinct"
+        return counts
+
+    def keep_words(self, table: WordTable) -> None:
+        """The summary replays the words once more (the trainer drops them); packed ones wait on
+        disk meanwhile: the trainer's own arrays make the peak (50 MB of 430 MiB, 100 MB of source)."""
+        self.counts = table.counts
+        if isinstance(table.words, PackedWords):
+            table.words.write(self.spill)
+        else:
+            self.replayed = table.words
+
+    def bytes_per_token(self, model: BPEModel) -> float:
+        if self.replayed is None:
+            self.spill.seek(0)
+            return superbpe_bytes_per_token(PackedWords.read(self.spill), self.counts, model)
+        return superbpe_bytes_per_token(self.replayed, self.counts, model)
 
 
 def training_options(
