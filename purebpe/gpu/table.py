@@ -23,7 +23,7 @@ It also checks ids (:meth:`DecodeTable.check_ids`) so that bad input fails with 
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Collection, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
@@ -213,21 +213,12 @@ class DecodeTable:
             known_host = known_host[:size]
         kept_host = None
         if plan.skipped:
-            kept_host = numpy.ones(table.vocab_size, dtype=bool)
-            skipped = sorted(plan.skipped)
-            kept_host[skipped] = False
-            if shift:
-                kept_host[[shift + tid for tid in skipped]] = False
+            kept_host = _flags(numpy, table.vocab_size, plan.skipped, shift, False)
         is_byte = None
         host_tokens = None
         empty_closers = False
         if plan.byte_ids:
-            flags = numpy.zeros(table.vocab_size, dtype=bool)
-            byte_ids = sorted(plan.byte_ids)
-            flags[byte_ids] = True
-            if shift:
-                flags[[shift + tid for tid in byte_ids]] = True
-            is_byte = module.asarray(flags)
+            is_byte = module.asarray(_flags(numpy, table.vocab_size, plan.byte_ids, shift, True))
             host_tokens = [virtual.get(tid, b"") for tid in range(table.vocab_size)]
             empty_closers = any(
                 not token and tid % size not in plan.skipped and tid % size not in plan.byte_ids
@@ -287,6 +278,17 @@ class DecodeTable:
             f"{name}[{shown}] = {value} is not in the vocab "
             f"({self.vocab_size} ids{'' if self.known is None else ', some missing'})"
         )
+
+
+def _flags(numpy: ModuleType, size: int, ids: Collection[int], shift: int, value: bool) -> Any:
+    """``size`` host flags: ``value`` at ``ids`` and, with a ``shift``, at their first-token
+    twins ``shift`` above; the opposite elsewhere."""
+    flags = numpy.full(size, not value, dtype=bool)
+    marked = sorted(ids)
+    flags[marked] = value
+    if shift:
+        flags[[shift + tid for tid in marked]] = value
+    return flags
 
 
 def _resolve_gather(gather: str, xp: ModuleType) -> str:
