@@ -218,7 +218,7 @@ NORMALIZERS = [c["json"] for c in recorded("normalizers")] + [
 ]
 NORMALIZER_TEXT = text_strategy() | st.lists(
     st.sampled_from(
-        ["a", "aa", "b", " ", "  ", "\t", "\u1100", "\u1161", "\u11a8", "가", "\u0b47", "\u0b3e"]
+        ["a", "aa", "b", " ", "  ", "\t", "\u1100", "\u1161", "\u11a8", "가", "ㅏ", "\u0b47", "\u0b3e"]
         + ["e", "\u0301", "\u0323", "İ", "ǆ", "Å", "\u212b", "ﬁ", "\u0f73", "\u0344", "\u0958"]
     ),
     max_size=20,

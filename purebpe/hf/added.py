@@ -148,6 +148,7 @@ class AddedVocabulary:
         self._normalized = normalized
         self._raw_pattern = special_pattern(raw)
         self._normalized_pattern = special_pattern(normalized)
+        self._shapes: Dict[bool, Tuple[int, bool]] = {}
 
     def __len__(self) -> int:
         return len(self.by_id)
@@ -160,11 +161,6 @@ class AddedVocabulary:
     def has_normalized(self) -> bool:
         return self._normalized_pattern is not None
 
-    @property
-    def plain(self) -> bool:
-        """Whether no token strips whitespace or must stand alone (the fast matcher's case)."""
-        return not any(t.lstrip or t.rstrip or t.single_word for t in self.by_id.values())
-
     def find(self, text: str, raw: bool) -> List[Match]:
         """``text`` cut into found tokens and the stretches between them (empty ones left out)."""
         pattern = self._raw_pattern if raw else self._normalized_pattern
@@ -176,7 +172,12 @@ class AddedVocabulary:
         pattern = self._raw_pattern if raw else self._normalized_pattern
         if pattern is None:
             return None
-        return TokenStream(pattern, self._raw if raw else self._normalized)
+        tokens = self._raw if raw else self._normalized
+        shape = self._shapes.get(raw)
+        if shape is None:
+            # The longest token, and whether one strips on its left: computed once.
+            shape = self._shapes[raw] = (max(map(len, tokens)), any(t.lstrip for t in tokens.values()))
+        return TokenStream(pattern, tokens, *shape)
 
 
 def find_tokens(
@@ -238,11 +239,13 @@ class TokenStream:
 
     __slots__ = ("_pattern", "_tokens", "_longest", "_lstrip", "_held", "_before")
 
-    def __init__(self, pattern: Pattern[str], tokens: Mapping[str, AddedToken]) -> None:
+    def __init__(
+        self, pattern: Pattern[str], tokens: Mapping[str, AddedToken], longest: int, lstrip: bool
+    ) -> None:
         self._pattern = pattern
         self._tokens = tokens
-        self._longest = max(len(form) for form in tokens)
-        self._lstrip = any(token.lstrip for token in tokens.values())
+        self._longest = longest  # the longest token's length
+        self._lstrip = lstrip  # whether some token strips whitespace on its left
         self._held = ""
         self._before = ""  # the character before the kept text
 
@@ -294,6 +297,8 @@ class TokenStream:
         return out
 
     def finish(self) -> List[Found]:
+        """The rest, once the text ends (the stream is then ready for a new text)."""
         text, self._held = self._held, ""
         found = find_tokens(text, self._pattern, self._tokens, self._before)
+        self._before = ""
         return [(tid, text[start:end]) for tid, start, end in found]

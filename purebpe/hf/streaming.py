@@ -41,6 +41,7 @@ characters held at once.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional
+from weakref import WeakKeyDictionary
 
 from ..normalizers.streaming import normalizer_stream
 from ..pre_tokenizers import PreTokenizer
@@ -59,13 +60,35 @@ _TextStep = Callable[[str, List[int]], None]
 _TokenStep = Callable[[int, List[int]], None]
 
 
+class _CutPlan:
+    """Where a pipeline's step 4 may cut: the pre-tokenizer's :class:`PairRule` and the
+    verdicts met so far, kept per tokenizer while its pre-tokenizer and model stay."""
+
+    __slots__ = ("pre_tokenizer", "model", "rule", "safe")
+
+    def __init__(self, tok: "HFTokenizer") -> None:
+        self.pre_tokenizer = tok.pre_tokenizer
+        self.model = tok.model
+        self.rule = PairRule(tok.pre_tokenizer)
+        self.safe: Dict[str, bool] = {}  # pair -> whether a cut between them is safe
+
+
+_plans: "WeakKeyDictionary[HFTokenizer, _CutPlan]" = WeakKeyDictionary()
+
+
+def _plan(tok: "HFTokenizer") -> _CutPlan:
+    plan = _plans.get(tok)
+    if plan is None or plan.pre_tokenizer is not tok.pre_tokenizer or plan.model is not tok.model:
+        plan = _plans[tok] = _CutPlan(tok)
+    return plan
+
+
 class _PlainStream:
     """Step 4: normalized text without added tokens to ids, cut where it is safe."""
 
     __slots__ = (
         "_tok",
-        "_rule",
-        "_safe_pairs",
+        "_plan",
         "_fast_cut",
         "buf",
         "_at_origin",
@@ -74,11 +97,10 @@ class _PlainStream:
         "_threshold",
     )
 
-    def __init__(self, tok: "HFTokenizer", rule: Optional[PairRule]) -> None:
+    def __init__(self, tok: "HFTokenizer") -> None:
         self._tok = tok
-        self._rule = rule
-        self._safe_pairs: Dict[str, bool] = {}
-        self._fast_cut = None if tok.fast is None else cut_finder(tok.fast.pretokenizer)
+        self._plan: Optional[_CutPlan] = None  # made at the first cut looked for
+        self._fast_cut: Optional[Callable[[bytes, int], int]] = None
         self.buf = ""
         self._at_origin = True  # the text starts the input
         self._continuing = False  # its first piece continues a piece cut before it
@@ -91,7 +113,7 @@ class _PlainStream:
         self.buf += text
         if len(self.buf) < self._threshold:
             return
-        cut = self._fast_cut_at() if self._fast_cut is not None else self._cut_at()
+        cut = self._fast_cut_at() if self._tok.fast is not None else self._cut_at()
         if cut <= 0:
             self._threshold = 2 * len(self.buf)  # look again when twice as much has come
             return
@@ -121,7 +143,9 @@ class _PlainStream:
         self._threshold = STREAM_CHARS
 
     def _fast_cut_at(self) -> int:
-        assert self._fast_cut is not None
+        assert self._tok.fast is not None
+        if self._fast_cut is None:
+            self._fast_cut = cut_finder(self._tok.fast.pretokenizer)
         data = self.buf.encode("utf-8", "surrogatepass")
         cut = self._fast_cut(data, len(data) - 1)
         if not 0 < cut < len(data):
@@ -129,10 +153,11 @@ class _PlainStream:
         return len(data[:cut].decode("utf-8", "surrogatepass"))
 
     def _safe(self, pair: str) -> bool:
-        found = self._safe_pairs.get(pair)
+        plan = self._plan
+        assert plan is not None
+        found = plan.safe.get(pair)
         if found is None:
-            rule = self._rule
-            assert rule is not None
+            rule = plan.rule
             verdict, left, right = rule.verdict(pair[0], pair[1])
             model = self._tok.model
             found = verdict == BOUNDARY or (
@@ -140,12 +165,14 @@ class _PlainStream:
                 and model.separable(left, right)
                 and not (model.ignore_merges and rule.splits)
             )
-            self._safe_pairs[pair] = found
+            plan.safe[pair] = found
         return found
 
     def _cut_at(self) -> int:
-        rule = self._rule
-        if rule is None or not rule.usable:
+        if self._plan is None:
+            self._plan = _plan(self._tok)
+        rule = self._plan.rule
+        if not rule.usable:
             return -1
         buf = self.buf
         low = max(1, self._checked + 1)
@@ -216,8 +243,7 @@ class IdStream:
         self._raw = tok.added.stream(raw=True)
         self._normalized = tok.added.stream(raw=False)
         self._normalizer = normalizer_stream(tok.normalizer)
-        rule = None if tok.fast is not None else PairRule(tok.pre_tokenizer)
-        self._plain = _PlainStream(tok, rule)
+        self._plain = _PlainStream(tok)
         #: The most characters of the input held at once, not yet turned into ids.
         self.most_held = 0
         self._ids = self._run(chunks)
@@ -286,9 +312,7 @@ class IdStream:
         self._normalized_text(self._normalizer.finish(), out)
         if self._normalized is not None:
             self._events(self._normalized.finish(), self._plain.feed, self._normalized_token, out)
-            self._normalized = self._tok.added.stream(raw=False)
         self._plain.finish(out)
-        self._normalizer = normalizer_stream(self._tok.normalizer)
 
     @staticmethod
     def _events(events: List[Found], text_step: _TextStep, token_step: _TokenStep, out: List[int]) -> None:

@@ -333,12 +333,9 @@ class PatternCuts:
         return self._mask(char) == 0
 
 
-_cache: Dict[int, Tuple[HFPattern, PatternCuts]] = {}
-
-
 def pattern_cuts(pattern: HFPattern) -> PatternCuts:
-    """The (cached) :class:`PatternCuts` of ``pattern``."""
-    found = _cache.get(id(pattern))
-    if found is None or found[0] is not pattern:
-        found = _cache[id(pattern)] = (pattern, PatternCuts(pattern))
-    return found[1]
+    """The :class:`PatternCuts` of ``pattern`` (made once, kept on the pattern)."""
+    found = pattern.cuts
+    if not isinstance(found, PatternCuts):
+        found = pattern.cuts = PatternCuts(pattern)
+    return found

@@ -3,7 +3,8 @@
 :func:`normalizer_stream` gives, for one normalizer and one text (an HF *segment*: the
 text between two added tokens, which HF normalizes as a whole), an object whose
 ``feed(part)`` returns the normalized text that is already certain and keeps the rest,
-and whose ``finish()`` returns what is left once the text is complete.  For every way of
+and whose ``finish()`` returns what is left once the text is complete (and makes it ready
+for the next text).  For every way of
 cutting a text into parts, the outputs joined are ``normalize_str(text)``; what is kept
 is only the stretch since the last place the normalizer's own rule says is safe:
 
@@ -58,7 +59,8 @@ class NormalizerStream:
         return ""
 
     def finish(self) -> str:
-        """The rest of the normalized text, once nothing more comes."""
+        """The rest of the normalized text, once nothing more comes (the stream is then
+        ready for a new text)."""
         rest, self._held = self._held, ""
         return self._normalize(rest)
 
@@ -128,6 +130,7 @@ class _StripStream(NormalizerStream):
 
     def finish(self) -> str:
         self._held = ""  # trailing whitespace, stripped (only held when stripping right)
+        self._started = not self._left
         return ""
 
 
@@ -146,6 +149,7 @@ class _PrependStream(NormalizerStream):
         return text
 
     def finish(self) -> str:
+        self._started = False
         return ""
 
 
@@ -205,6 +209,10 @@ class _RegexReplaceStream(NormalizerStream):
         self._held = buf[cut:]
         self._checked = 0
         return "".join(parts)
+
+    def finish(self) -> str:
+        self._checked = 0
+        return NormalizerStream.finish(self)
 
 
 class _SequenceStream(NormalizerStream):

@@ -67,6 +67,9 @@ BLOCK = 0
 TRANSPARENT = 1
 BOUNDARY = 2
 
+#: ``ByteLevel``'s regex (GPT-2's named pattern), built on first use.
+_GPT2: List[HFPattern] = []
+
 #: One step's verdict on ``(x, y)``, and the pair as the next step sees it.
 Step = Callable[[str, str], Tuple[int, str, str]]
 
@@ -195,7 +198,9 @@ class PairRule:
         if byte_level.add_prefix_space:
             self._steps.append(lambda x, y: (TRANSPARENT if y == " " else BLOCK, x, y))
         if byte_level.use_regex:
-            self._add_pattern(HFPattern({"Regex": PATTERNS["gpt2"]}), "Isolated", False)
+            if not _GPT2:
+                _GPT2.append(HFPattern({"Regex": PATTERNS["gpt2"]}))
+            self._add_pattern(_GPT2[0], "Isolated", False)
 
         def to_bytes(x: str, y: str) -> Tuple[int, str, str]:
             return TRANSPARENT, to_byte_alphabet(x)[-1], to_byte_alphabet(y)[0]
