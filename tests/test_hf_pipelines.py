@@ -201,55 +201,6 @@ def test_long_run_without_whitespace_matches_live() -> None:
     assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids
 
 
-@pytest.mark.parametrize("name", ["gpt2", "llama3", "bpe_plain", "llama2"])
-@settings(max_examples=60)
-@given(data=st.data())
-def test_streaming_cuts_change_nothing(name: str, data: st.DataObject) -> None:
-    import purebpe.hf.pipeline as pipeline_module
-
-    tok = pipeline(name)
-    pieces = data.draw(
-        st.lists(
-            st.sampled_from(
-                [
-                    "<|endoftext|>",
-                    "<|begin_of_text|>",
-                    "<s>",
-                    " ",
-                    "  ",
-                    "\n",
-                    "\r\n",
-                    "ab",
-                    "Hello",
-                    "世界",
-                    "1234",
-                    "x",
-                    "!!",
-                ]
-            ),
-            max_size=40,
-        )
-    )
-    text = "".join(pieces)
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))
-    chunks = [text[i:j] for i, j in zip([0] + cuts, cuts + [len(text)])]
-    saved = pipeline_module.STREAM_CHARS
-    pipeline_module.STREAM_CHARS = 8  # cut as often as possible
-    try:
-        assert list(tok.encode_iterable(iter(chunks))) == tok.encode(text)
-    finally:
-        pipeline_module.STREAM_CHARS = saved
-
-
-def test_safe_cut_is_found_on_fast_pipelines() -> None:
-    tok = pipeline("llama3")
-    text = "Hello world, this is a long text. " * 20
-    cut = tok.safe_cut(text)
-    assert 0 < cut < len(text)
-    assert tok.encode(text[:cut]) + tok.encode(text[cut:]) == tok.encode(text)
-    assert pipeline("llama2").safe_cut(text) == -1  # a normalizer: no cut is known
-
-
 @pytest.mark.parametrize("name", ["llama2", "gemma", "bpe_plain", "bpe_byte_fallback_unk"])
 @settings(max_examples=40)
 @given(

@@ -148,6 +148,7 @@ class AddedVocabulary:
         self._normalized = normalized
         self._raw_pattern = special_pattern(raw)
         self._normalized_pattern = special_pattern(normalized)
+        self._shapes: Dict[bool, Tuple[int, bool]] = {}
 
     def __len__(self) -> int:
         return len(self.by_id)
@@ -160,20 +161,30 @@ class AddedVocabulary:
     def has_normalized(self) -> bool:
         return self._normalized_pattern is not None
 
-    @property
-    def plain(self) -> bool:
-        """Whether no token strips whitespace or must stand alone (the fast matcher's case)."""
-        return not any(t.lstrip or t.rstrip or t.single_word for t in self.by_id.values())
-
     def find(self, text: str, raw: bool) -> List[Match]:
         """``text`` cut into found tokens and the stretches between them (empty ones left out)."""
         pattern = self._raw_pattern if raw else self._normalized_pattern
         tokens = self._raw if raw else self._normalized
         return find_tokens(text, pattern, tokens)
 
+    def stream(self, raw: bool) -> Optional["TokenStream"]:
+        """A :class:`TokenStream` over the raw (``raw``) or normalized tokens; ``None`` if none."""
+        pattern = self._raw_pattern if raw else self._normalized_pattern
+        if pattern is None:
+            return None
+        tokens = self._raw if raw else self._normalized
+        shape = self._shapes.get(raw)
+        if shape is None:
+            # The longest token, and whether one strips on its left: computed once.
+            shape = self._shapes[raw] = (max(map(len, tokens)), any(t.lstrip for t in tokens.values()))
+        return TokenStream(pattern, tokens, *shape)
 
-def find_tokens(text: str, pattern: Optional[Pattern[str]], tokens: Mapping[str, AddedToken]) -> List[Match]:
-    """HF's ``find_matches`` (see the module docstring), in character offsets."""
+
+def find_tokens(
+    text: str, pattern: Optional[Pattern[str]], tokens: Mapping[str, AddedToken], before: str = ""
+) -> List[Match]:
+    """HF's ``find_matches`` (see the module docstring), in character offsets; ``before``
+    is the character before ``text`` (for ``single_word``), if ``text`` continues one."""
     if pattern is None:
         return [(None, 0, len(text))] if text else []
     out: List[Match] = []
@@ -182,7 +193,8 @@ def find_tokens(text: str, pattern: Optional[Pattern[str]], tokens: Mapping[str,
         start, stop = match.span()
         token = tokens[match.group()]
         if token.single_word:
-            if start > 0 and is_word_char(text[start - 1]):
+            previous = text[start - 1] if start > 0 else before
+            if previous and is_word_char(previous):
                 continue
             if stop < len(text) and is_word_char(text[stop]):
                 continue
@@ -199,3 +211,94 @@ def find_tokens(text: str, pattern: Optional[Pattern[str]], tokens: Mapping[str,
     if done < len(text):
         out.append((None, done, len(text)))
     return out
+
+
+#: An event of :class:`TokenStream`: ``(token id, its text)``, or ``(None, text)`` between tokens.
+Found = Tuple[Optional[int], str]
+
+
+class TokenStream:
+    """:func:`find_tokens` over a text given in parts: ``feed(part)`` returns what is
+    certain, in order, and keeps the rest; ``finish()`` the rest once the text ends.
+
+    A match starting at ``p`` is certain once the text holds the ``L + 1`` characters
+    from ``p`` (``L``: the longest token): the leftmost-longest choice at ``p`` reads
+    ``L`` of them, ``single_word`` the one after (and the one before, kept as context),
+    and every earlier place was already decided.  ``rstrip`` then needs the whitespace
+    after the token to end before the buffer does.  Text before the next place a match
+    may start is certain plain text, except a whitespace run right before it when some
+    token strips on its left (that run may join the token), and except inside a dropped
+    ``single_word`` match (the search skips past it: it is kept whole and found again).
+    So at most ``L + 1`` characters are kept, plus such whitespace.
+
+    >>> vocab = AddedVocabulary([AddedToken(9, "<s>", special=True, normalized=False)], None)
+    >>> stream = vocab.stream(raw=True)
+    >>> stream.feed("ab<"), stream.feed("s>cdefgh"), stream.finish()
+    ([], [(None, 'ab'), (9, '<s>'), (None, 'cde')], [(None, 'fgh')])
+    """
+
+    __slots__ = ("_pattern", "_tokens", "_longest", "_lstrip", "_held", "_before")
+
+    def __init__(
+        self, pattern: Pattern[str], tokens: Mapping[str, AddedToken], longest: int, lstrip: bool
+    ) -> None:
+        self._pattern = pattern
+        self._tokens = tokens
+        self._longest = longest  # the longest token's length
+        self._lstrip = lstrip  # whether some token strips whitespace on its left
+        self._held = ""
+        self._before = ""  # the character before the kept text
+
+    def held(self) -> int:
+        return len(self._held)
+
+    def feed(self, text: str) -> List[Found]:
+        buf = self._held + text
+        tokens = self._tokens
+        limit = len(buf) - self._longest - 1  # matches starting up to here are certain
+        out: List[Found] = []
+        done = 0
+        certain = limit + 1  # where plain text stops being certain
+        dropped = (0, 0)
+        for match in self._pattern.finditer(buf):
+            start, stop = match.span()
+            if start > limit:
+                break
+            token = tokens[match.group()]
+            if token.single_word:
+                previous = buf[start - 1] if start > 0 else self._before
+                if (previous and is_word_char(previous)) or is_word_char(buf[stop]):
+                    dropped = (start, stop)
+                    continue
+            if token.lstrip:
+                while start > done and buf[start - 1] in _WHITE_SPACE:
+                    start -= 1
+            if token.rstrip:
+                while stop < len(buf) and buf[stop] in _WHITE_SPACE:
+                    stop += 1
+                if stop == len(buf):
+                    certain = start  # more whitespace may follow
+                    break
+            if done < start:
+                out.append((None, buf[done:start]))
+            out.append((token.id, buf[start:stop]))
+            done = stop
+        if dropped[0] < certain < dropped[1]:
+            certain = dropped[0]
+        if self._lstrip:
+            while certain > done and buf[certain - 1] in _WHITE_SPACE:
+                certain -= 1
+        if certain > done:
+            out.append((None, buf[done:certain]))
+            done = certain
+        if done > 0:
+            self._before = buf[done - 1]
+        self._held = buf[done:]
+        return out
+
+    def finish(self) -> List[Found]:
+        """The rest, once the text ends (the stream is then ready for a new text)."""
+        text, self._held = self._held, ""
+        found = find_tokens(text, self._pattern, self._tokens, self._before)
+        self._before = ""
+        return [(tid, text[start:end]) for tid, start, end in found]

@@ -17,17 +17,17 @@ Both give the same ids; the tests check it against HF's answers.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..decoders import Decoder
 from ..errors import PureBPEError
 from ..models.bpe import BPE
 from ..normalizers import Normalized, Normalizer
 from ..pre_tokenizers import PreTokenizer, split_text
-from ..pretokenize import cut_finder
 from ..processors import Encoding, PostProcessor, process
-from ..tokenizer import STREAM_CHARS, Tokenizer
+from ..tokenizer import Tokenizer
 from .added import AddedToken, AddedVocabulary
+from .streaming import IdStream
 
 __all__ = ["HFTokenizer"]
 
@@ -159,82 +159,19 @@ class HFTokenizer:
         """:meth:`encode` of each text."""
         return [self.encode(text, add_special_tokens) for text in texts]
 
-    def encode_iterable(self, chunks: Iterable[str]) -> Iterator[int]:
-        """The ids of the concatenated chunks (``add_special_tokens=False``), as they come.
-
-        Text is gathered until ``STREAM_CHARS`` characters wait, then encoded up to the
-        last place where cutting provably changes nothing (:meth:`safe_cut`); pipelines
-        where no such place is known are encoded once at the end (exact, but as much
-        memory as the text).
-        """
-        buffer = ""
-        for chunk in chunks:
-            if not isinstance(chunk, str):
-                raise TypeError(f"chunks must be str, not {type(chunk).__name__}")
-            buffer += chunk
-            if len(buffer) < STREAM_CHARS:
-                continue
-            cut = self.safe_cut(buffer)
-            if cut > 0:
-                yield from self.encode(buffer[:cut])
-                buffer = buffer[cut:]
-        yield from self.encode(buffer)
-
-    def safe_cut(self, text: str) -> int:
-        """The last index ``c`` (``0 < c < len(text)``) where ``encode(text[:c])`` followed by
-        the ids of ``text[c:] + anything`` is the ids of ``text + anything``; -1 if none.
-
-        Known only for the fast path without a normalizer and with added tokens that
-        neither strip whitespace nor need word boundaries. Then an added-token match
-        starting at least ``L`` (the longest token's length) before the end is final
-        (the leftmost-longest choice at a position reads only the ``L`` characters from
-        it, and the matches before it are final too), and so are the stretches of plain
-        text before it; HF encodes each stretch apart, and matching resumes at a token's
-        end, so the end of a final token is a safe cut. So is a place before that limit
-        inside a stretch where the pre-tokenizer's own rule allows a cut
-        (:func:`purebpe.pretokenize.cut_finder`): no match starts between the stretch's
-        start and the cut, so matching after the cut resumes exactly there.
+    def encode_iterable(self, chunks: Iterable[str]) -> IdStream:
+        """The ids of the concatenated chunks (``add_special_tokens=False``), as they come:
+        exactly :meth:`encode` of the joined text, holding only the text since the last
+        place every step of the pipeline can be cut (:mod:`purebpe.hf.streaming`).
 
         >>> from purebpe.hf.loader import from_document
-        >>> from_document({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}).safe_cut("aaa")
-        -1
+        >>> tok = from_document(
+        ...     {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}
+        ... )
+        >>> list(tok.encode_iterable(["a", "bba"])) == tok.encode("abba")
+        True
         """
-        if self.fast is None or self.normalizer is not None or not self.added.plain:
-            return -1
-        limit = len(text) - max((len(t.content) for t in self.added.by_id.values()), default=0)
-        find_cut = cut_finder(self.fast.pretokenizer)
-        best = -1
-        for tid, start, end in self._segments(text):
-            if start > limit:
-                break
-            if tid is not None:
-                best = end  # a final token: the text after it is matched afresh from its end
-                continue
-            if start == limit:
-                break
-            data = text[start:end].encode("utf-8")
-            room = min(len(text[start : min(end, limit)].encode("utf-8")), len(data) - 1)
-            cut = find_cut(data, room) if room > 0 else -1
-            if 0 < cut < len(data):
-                best = max(best, start + len(data[:cut].decode("utf-8")))
-        return best if 0 < best < len(text) else -1
-
-    def _segments(self, text: str) -> List[Tuple[Optional[int], int, int]]:
-        """Added tokens and the stretches between them, both passes, in ``text``'s indices
-        (for a pipeline without a normalizer)."""
-        added = self.added
-        first: List[Tuple[Optional[int], int, int]] = (
-            added.find(text, raw=True) if added.has_raw else [(None, 0, len(text))]
-        )
-        if not added.has_normalized:
-            return first
-        out: List[Tuple[Optional[int], int, int]] = []
-        for tid, start, end in first:
-            if tid is not None:
-                out.append((tid, start, end))
-            else:
-                out += [(t, start + a, start + b) for t, a, b in added.find(text[start:end], raw=False)]
-        return out
+        return IdStream(self, chunks)
 
     def _encode_ids(self, text: str, out: List[int]) -> None:
         added = self.added

@@ -355,6 +355,38 @@ class BPE:
         self._add_part(piece[start:], parts, bigrams)
         return parts
 
+    def separable(self, left: str, right: str) -> bool:
+        """Whether a pre-token ``a + left + right + b`` always gets the ids of ``a + left``
+        followed by those of ``right + b`` (without :attr:`ignore_merges`' whole-token
+        shortcut, see :meth:`encode_fragment`): the rule of :meth:`_independent_parts`.
+
+        Both characters are tokens (so neither falls back to bytes or joins a run of
+        unknowns), and no token holds the two side by side, so no merge ever joins the
+        sides; the merges of each side never look at the other. Symbols that depend on
+        their place in the piece (a subword prefix, a word suffix) rule it out.
+
+        >>> bpe = BPE({"a": 0, "b": 1, "c": 2, "ab": 3}, [("a", "b")])
+        >>> bpe.separable("a", "b"), bpe.separable("b", "c"), bpe.separable("c", "x")
+        (False, True, False)
+        """
+        if self.continuing_subword_prefix is not None or self.end_of_word_suffix is not None:
+            return False
+        vocab = self.vocab
+        return left in vocab and right in vocab and left + right not in self._cut_tables()[0]
+
+    def encode_fragment(self, piece: str) -> List[int]:
+        """The ids of ``piece`` as part of a longer pre-token cut where :meth:`separable`
+        allows: :meth:`encode_piece` without the whole-token shortcut, which applies to a
+        whole pre-token only (a longer one holding the cut's pair is no token).
+
+        >>> bpe = BPE({"a": 0, "b": 1, "ab": 2, "abb": 3}, [], ignore_merges=True)
+        >>> bpe.encode_piece("abb"), bpe.encode_fragment("abb")
+        ([3], [0, 1, 1])
+        """
+        if self.ignore_merges and piece in self.vocab:
+            return self._merge(piece)
+        return self.encode_piece(piece)
+
     def _cut_tables(self) -> Tuple[Set[str], Set[str]]:
         """Every two characters some token holds; the characters some token holds just
         before a :data:`WORD_MARK` (built on first use)."""

@@ -214,7 +214,7 @@ class HFPattern:
     [(0, 1, False), (1, 3, True), (3, 4, False), (4, 6, True)]
     """
 
-    __slots__ = ("kind", "source", "name", "_split", "_finditer")
+    __slots__ = ("kind", "source", "name", "_split", "_finditer", "cuts")
 
     def __init__(self, obj: Mapping[str, Any], where: str = "pattern") -> None:
         if not isinstance(obj, Mapping) or len(obj) != 1:
@@ -228,6 +228,8 @@ class HFPattern:
         self.name: Optional[str] = None
         self._split: Optional[Callable[[str], List[str]]] = None
         self._finditer: Any = None
+        #: Where its matches may be cut (:func:`.pattern_cuts.pattern_cuts`, on first use).
+        self.cuts: Any = None
         if kind == "Regex" or source == "":
             translated = regex_source(source) if kind == "Regex" else ""
             self.name = named_pattern(translated) if kind == "Regex" else None

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, FrozenSet, List, Tuple
 
 from ._hf_unicode import CANONICAL, COMPATIBILITY, MARK_CLASSES
 from .chars import WHITESPACE, is_combining_mark, lower, lower_text
@@ -95,6 +95,32 @@ def divergent(form: str) -> Any:
                 chars.append(char)
         source = "[" + "".join(re.escape(c) for c in chars) + "]" if chars else "(?!)"
         found = _divergent[form] = re.compile(source)
+    return found
+
+
+_second_starters: Dict[str, FrozenSet[str]] = {}
+
+
+def second_starters() -> FrozenSet[str]:
+    """The starters (combining class 0 for HF) that HF's composition can join to the
+    character before them: the second half of a primary composite HF knows -- the
+    Hangul vowel and trailing jamo, and a few vowel signs (U+0B3E, U+0DCF, ...).
+
+    Unicode's stability policy makes a character's canonical decomposition permanent, so
+    reading it from :mod:`unicodedata` (a newer Unicode than HF's) misses none of HF's;
+    a pair HF would not compose (a composite newer than HF's data) only adds a character
+    here, which costs a cut, never exactness.  Built on first use.
+    """
+    found = _second_starters.get("")
+    if found is None:
+        seconds = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}
+        for point in range(0x30000):  # no decomposition lies above
+            parts = unicodedata.decomposition(chr(point)).split()
+            if len(parts) == 2 and not parts[0].startswith("<"):
+                second = chr(int(parts[1], 16))
+                if _class_of(second, 0) == 0:
+                    seconds.add(second)
+        found = _second_starters[""] = frozenset(seconds)
     return found
 
 
@@ -206,6 +232,32 @@ class UnicodeForm:
 
     def to_json(self) -> Dict[str, Any]:
         return {"type": self.form}
+
+    def safe_before(self, char: str) -> bool:
+        """Whether this form of any text ``a + char + b`` is the form of ``a`` followed by
+        the form of ``char + b``: a place where a stream may be normalized in two parts.
+
+        HF decomposes each character on its own, then sorts each run of combining marks
+        (class > 0) by class, then (NFC, NFKC) composes each mark or starter with the last
+        starter when nothing between blocks it.  If ``char``'s decomposition starts with a
+        starter ``s``, no run of marks crosses the cut, so the decomposed text is the two
+        parts' decompositions.  Composition never reaches back past a starter: a mark
+        after ``s`` is blocked from anything before it, and so is any later starter.  So
+        the only link is ``s`` itself joining what precedes it, which needs ``s`` to be
+        the second half of a composite (:func:`second_starters`).
+
+        >>> nfc = UnicodeForm("NFC")
+        >>> nfc.safe_before("a"), nfc.safe_before("\u0301"), nfc.safe_before("\u1161")
+        (True, False, False)
+        >>> UnicodeForm("NFD").safe_before("\u1161"), nfc.safe_before("\u00e9")
+        (True, True)
+        """
+        if char < "\u0300":
+            return True  # ASCII and Latin-1: starters that decompose to a starter
+        first = _decomposition(char, self._decomposition)[0]
+        if _class_of(first, 0) != 0:
+            return False
+        return not self._compose or first not in second_starters()
 
     def _stream(self, text: str) -> List[Tuple[str, int]]:
         stream = decomposed(text, self._decomposition)
