@@ -23,6 +23,7 @@ from purebpe.pretokenize import (
     ENGINES,
     PATTERNS,
     Pattern,
+    ascii_word_counter,
     count_pretokens,
     cut_finder,
     pattern_string,
@@ -296,6 +297,18 @@ def test_counting_counts_the_pieces(name: str, text: str) -> None:
         expected = collections.Counter(definition(name, text))
         expected["before"] += 1
         assert counts == dict(expected), engine
+
+
+@pytest.mark.parametrize("name", [name for name in NAMED if ascii_word_counter(name, "scanner")])
+@given(text=ascii_text)
+def test_counting_ascii_bytes_counts_the_pieces_as_bytes(name: str, text: str) -> None:
+    count = ascii_word_counter(name, "scanner")
+    assert count is not None and ascii_word_counter(name, "re") is None
+    counts: Dict[bytes, int] = {b"before": 1}
+    count(text.encode("ascii"), counts)
+    expected = collections.Counter(piece.encode("ascii") for piece in definition(name, text))
+    expected[b"before"] += 1
+    assert counts == dict(expected)
 
 
 # --------------------------------------------------------------------------------------

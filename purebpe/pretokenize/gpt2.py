@@ -36,6 +36,7 @@ from typing import Dict, List
 
 from ._tables import (
     ABOVE_BMP,
+    ASCII_CLASS_OF,
     CLASS_OF,
     CUT_TRIES,
     NO_RUN,
@@ -108,6 +109,59 @@ def scan(text: str, counts: TokenSink) -> None:
     if start < n:
         # The last run; a whitespace run at the end keeps all of it ("\s++$").
         token = text[start:n]
+        counts[token] = counts.get(token, 0) + 1
+
+
+def count_ascii(data: bytes, counts: Dict[bytes, int]) -> None:
+    """Count the pre-tokens of ASCII ``data`` into ``counts``, as their bytes: :func:`scan`
+    on the text's bytes, the same branches in the same order (``data[i]`` is an int: no
+    one-character string, no ``ord``).
+
+    Counting wants each word as bytes: counting ASCII bytes as they are read skips decoding
+    the text and encoding every word back (on PyPy, gcide's 4 MB counted in 0.7x the time).
+    """
+    class_of = ASCII_CLASS_OF
+    n = len(data)
+    start = 0
+    run_kind = NO_RUN
+    i = 0
+    while i < n:
+        byte = data[i]
+        kind = class_of[byte]
+        if kind == run_kind:
+            i += 1
+            continue
+        if run_kind == WHITESPACE:
+            if i - start > 1:
+                token = data[start : i - 1]
+                counts[token] = counts.get(token, 0) + 1
+                start = i - 1
+            if data[start] == 0x20:  # " "
+                run_kind = kind
+                i += 1
+                continue
+        if start < i:
+            token = data[start:i]
+            counts[token] = counts.get(token, 0) + 1
+            start = i
+        if byte == 0x27 and i + 1 < n:  # "'"
+            after = data[i + 1]
+            if after == 0x73 or after == 0x74 or after == 0x64 or after == 0x6D:  # s t d m
+                end = i + 2
+            elif data[i + 1 : i + 3] in (b"ll", b"ve", b"re"):
+                end = i + 3
+            else:
+                end = 0
+            if end:
+                token = data[i:end]
+                counts[token] = counts.get(token, 0) + 1
+                start = i = end
+                run_kind = NO_RUN
+                continue
+        run_kind = kind
+        i += 1
+    if start < n:
+        token = data[start:n]
         counts[token] = counts.get(token, 0) + 1
 
 
@@ -207,4 +261,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return last_class_change(buf, end, _class_change)
 
 
-__all__ = ["GPT2_PATTERN", "PATTERN", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["GPT2_PATTERN", "PATTERN", "count_ascii", "re_source", "re_split", "safe_cut", "scan"]
