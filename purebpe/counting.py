@@ -50,8 +50,8 @@ from ._workers import (
     worker_pool,
 )
 from .errors import PureBPEError, check_int, check_iterable_of_texts
-from .pretokenize import Pretokenizer, ascii_word_counter, check_pretokenizer, word_counter
-from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, read_chunks
+from .pretokenize import Pretokenizer, check_pretokenizer, utf8_word_counter, word_counter
+from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, is_utf8, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
 from .readers import (
     ERRORS,
@@ -122,20 +122,21 @@ def count_pieces(
 ) -> Dict[bytes, int]:
     """The words of texts, each counted on its own (no word spans two), as bytes.
 
-    A piece of a text file not decoded yet (:class:`~purebpe.readers.RawText`) that is all
-    ASCII is counted as the bytes it is, where the pattern has a counter for them
-    (:func:`~purebpe.pretokenize.ascii_word_counter`); every other piece is decoded and
-    counted as text, whose words are encoded once at the end.
+    A piece of a text file not decoded yet (:class:`~purebpe.readers.RawText`) that is
+    valid UTF-8 is counted as the bytes it is, where the pattern has a counter for them
+    (:func:`~purebpe.pretokenize.utf8_word_counter`); every other piece is decoded (bad
+    UTF-8 is reported or replaced there) and counted as text, whose words are encoded once
+    at the end.
     """
     counter = word_counter(pretokenizer)
-    ascii_counter = ascii_word_counter(pretokenizer)
+    bytes_counter = utf8_word_counter(pretokenizer)
     pattern = _cached_special_pattern(special_tokens)
     words: Dict[bytes, int] = {}
     counts: Dict[str, int] = {}
     for piece in pieces:
-        if isinstance(piece, RawText) and ascii_counter is not None and piece.data.isascii():
+        if isinstance(piece, RawText) and bytes_counter is not None and is_utf8(piece.data):
             for part in split_on_specials(piece.data, _cached_special_bytes_pattern(special_tokens)):
-                ascii_counter(part, words)
+                bytes_counter(part, words)
             continue
         for text in split_on_specials(as_text(piece), pattern):
             counter(text, counts)

@@ -36,7 +36,6 @@ from typing import Dict, List
 
 from ._tables import (
     ABOVE_BMP,
-    ASCII_CLASS_OF,
     CLASS_OF,
     CUT_TRIES,
     NO_RUN,
@@ -112,39 +111,60 @@ def scan(text: str, counts: TokenSink) -> None:
         counts[token] = counts.get(token, 0) + 1
 
 
-def count_ascii(data: bytes, counts: Dict[bytes, int]) -> None:
-    """Count the pre-tokens of ASCII ``data`` into ``counts``, as their bytes: :func:`scan`
-    on the text's bytes, the same branches in the same order (``data[i]`` is an int: no
-    one-character string, no ``ord``).
+def count_utf8(data: bytes, counts: Dict[bytes, int]) -> None:
+    """Count the pre-tokens of ``data``, valid UTF-8, into ``counts`` as their bytes:
+    :func:`scan` on the text's UTF-8, the same branches in the same order.
 
-    Counting wants each word as bytes: counting ASCII bytes as they are read skips decoding
-    the text and encoding every word back (on PyPy, gcide's 4 MB counted in 0.7x the time).
+    A character is read where it starts: an ASCII byte is its own code point (an int: no
+    one-character string, no ``ord``), a longer one is put together from its 2 to 4 bytes;
+    ``last`` is where the character before ``i`` starts (the one a whitespace run gives
+    back). The data must be valid UTF-8: this reads no further than a character's bytes.
+
+    Counting wants each word as bytes: counting the bytes as they are read skips decoding
+    the text and encoding every word back (on PyPy 4 MB of gcide, all ASCII, counted in
+    0.7x the time, of Linux source with some UTF-8 in 0.7x, of Chinese in 0.65x).
     """
-    class_of = ASCII_CLASS_OF
+    class_of = CLASS_OF
     n = len(data)
     start = 0
     run_kind = NO_RUN
-    i = 0
+    i = last = 0
     while i < n:
         byte = data[i]
-        kind = class_of[byte]
+        if byte < 0x80:
+            kind = class_of[byte]
+            size = 1
+        elif byte < 0xE0:
+            kind = class_of[(byte & 0x1F) << 6 | (data[i + 1] & 0x3F)]
+            size = 2
+        elif byte < 0xF0:
+            kind = class_of[(byte & 0x0F) << 12 | (data[i + 1] & 0x3F) << 6 | (data[i + 2] & 0x3F)]
+            size = 3
+        else:
+            code = (byte & 0x07) << 18 | (data[i + 1] & 0x3F) << 12 | (data[i + 2] & 0x3F) << 6
+            kind = class_of[code | (data[i + 3] & 0x3F)]
+            size = 4
         if kind == run_kind:
-            i += 1
+            last = i
+            i += size
             continue
+        # data[i] ends the open token (if any).
         if run_kind == WHITESPACE:
-            if i - start > 1:
-                token = data[start : i - 1]
+            if last > start:
+                # "\s+(?!\S)" backtracks one character: all but the last whitespace one.
+                token = data[start:last]
                 counts[token] = counts.get(token, 0) + 1
-                start = i - 1
-            if data[start] == 0x20:  # " "
+                start = last
+            if data[start] == 0x20:  # " " leads the run that starts at data[i]
                 run_kind = kind
-                i += 1
+                last = i
+                i += size
                 continue
         if start < i:
             token = data[start:i]
             counts[token] = counts.get(token, 0) + 1
             start = i
-        if byte == 0x27 and i + 1 < n:  # "'"
+        if byte == 0x27 and i + 1 < n:  # "'": a contraction, only where a token starts
             after = data[i + 1]
             if after == 0x73 or after == 0x74 or after == 0x64 or after == 0x6D:  # s t d m
                 end = i + 2
@@ -159,7 +179,8 @@ def count_ascii(data: bytes, counts: Dict[bytes, int]) -> None:
                 run_kind = NO_RUN
                 continue
         run_kind = kind
-        i += 1
+        last = i
+        i += size
     if start < n:
         token = data[start:n]
         counts[token] = counts.get(token, 0) + 1
@@ -261,4 +282,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return last_class_change(buf, end, _class_change)
 
 
-__all__ = ["GPT2_PATTERN", "PATTERN", "count_ascii", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["GPT2_PATTERN", "PATTERN", "count_utf8", "re_source", "re_split", "safe_cut", "scan"]
