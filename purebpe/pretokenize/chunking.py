@@ -123,7 +123,7 @@ def decode_chunk(data: bytes, source: str, offset: int, line: int, errors: str) 
 def is_utf8(data: bytes) -> bool:
     """Whether ``data`` is valid UTF-8 (all ASCII, found by a C loop, or it decodes).
 
-    >>> is_utf8(b"caf\xc3\xa9"), is_utf8(b"caf\xe9")
+    >>> is_utf8(b"caf\\xc3\\xa9"), is_utf8(b"caf\\xe9")
     (True, False)
     """
     if data.isascii():
