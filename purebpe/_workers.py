@@ -360,8 +360,13 @@ def _exchange(workers: List[_Worker], jobs: Iterator[Any], window: int) -> Itera
             if job is _END:
                 exhausted = True
                 break
-            min(workers, key=lambda w: len(w.holding)).send(sent, job)
+            worker = min(workers, key=lambda w: len(w.holding))
+            worker.send(sent, job)
             sent += 1
+            if len(worker.outbox) == 1:
+                # Start it now: making the next job may take a while (counting finds the
+                # cuts of a whole range), and the worker would wait for it idle.
+                worker.write_some()
         if exhausted and handed == sent:
             return
         writers = [w.job_write for w in workers if w.outbox]

@@ -24,6 +24,7 @@ from functools import lru_cache
 from itertools import chain, islice
 from pathlib import Path
 from typing import (
+    BinaryIO,
     Deque,
     Dict,
     Iterable,
@@ -49,14 +50,17 @@ from ._workers import (
     worker_pool,
 )
 from .errors import PureBPEError, check_int, check_iterable_of_texts
-from .pretokenize import Pretokenizer, check_pretokenizer, word_counter
-from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, decode_chunk, read_chunks
+from .pretokenize import Pretokenizer, check_pretokenizer, utf8_word_counter, word_counter
+from .pretokenize.chunking import CHUNK_BYTES, ChunkCutter, check_text, is_utf8, read_chunks
 from .progress import Bar, Progress, check_progress, progress_bar
 from .readers import (
     ERRORS,
     Part,
+    Piece,
+    RawText,
     ReadOptions,
     Source,
+    as_text,
     capped,
     check_unchanged,
     checked_stream,
@@ -70,7 +74,7 @@ from .readers import (
 from .readers.inputs import Signature
 from .readers.jsonl import line_blocks, line_ranges, records
 from .readers.parquet import row_groups as parquet_row_groups
-from .specials import check_special_tokens, special_pattern, split_on_specials
+from .specials import check_special_tokens, special_bytes_pattern, special_pattern, split_on_specials
 
 # COUNTS_FORMAT lives in purebpe.wordcounts now; importable from here for older code.
 from .wordcounts import COUNTS_FORMAT as COUNTS_FORMAT
@@ -109,14 +113,39 @@ class Job(NamedTuple):
 def count_job(job: Job) -> Dict[bytes, int]:
     """Count the words of one job; runs in worker processes, so it is a top-level function."""
     data, source, offset, line, special_tokens, pretokenizer, errors = job
+    pieces = [RawText(data, source, offset, line, errors)] if isinstance(data, bytes) else data
+    return count_pieces(pieces, special_tokens, pretokenizer)
+
+
+def count_pieces(
+    pieces: Iterable[Piece], special_tokens: Tuple[str, ...], pretokenizer: Pretokenizer
+) -> Dict[bytes, int]:
+    """The words of texts, each counted on its own (no word spans two), as bytes.
+
+    A piece of a text file not decoded yet (:class:`~purebpe.readers.RawText`) that is
+    valid UTF-8 is counted as the bytes it is, where the pattern has a counter for them
+    (:func:`~purebpe.pretokenize.utf8_word_counter`); every other piece is decoded (bad
+    UTF-8 is reported or replaced there) and counted as text, whose words are encoded once
+    at the end.
+    """
     counter = word_counter(pretokenizer)
+    bytes_counter = utf8_word_counter(pretokenizer)
     pattern = _cached_special_pattern(special_tokens)
-    texts = [decode_chunk(data, source, offset, line, errors)] if isinstance(data, bytes) else data
+    words: Dict[bytes, int] = {}
     counts: Dict[str, int] = {}
-    for text in texts:
-        for piece in split_on_specials(text, pattern):
-            counter(piece, counts)
-    return {word.encode("utf-8"): n for word, n in counts.items()}
+    for piece in pieces:
+        if isinstance(piece, RawText) and bytes_counter is not None and is_utf8(piece.data):
+            for part in split_on_specials(piece.data, _cached_special_bytes_pattern(special_tokens)):
+                bytes_counter(part, words)
+            continue
+        for text in split_on_specials(as_text(piece), pattern):
+            counter(text, counts)
+    if not words:
+        return {word.encode("utf-8"): n for word, n in counts.items()}
+    for text, n in counts.items():
+        word = text.encode("utf-8")
+        words[word] = words.get(word, 0) + n
+    return words
 
 
 #: A chunk's counts as they travel back from a worker: every word's bytes back to back,
@@ -183,15 +212,16 @@ def count_range_packed(job: RangeJob) -> JobResult:
     the whole count 14% faster through files).
     """
     path, ranges, special_tokens, pretokenizer, errors, directory, signature = job
-    totals: Dict[bytes, int] = {}
     source = Source(path, "text", None, signature)
-    with open(path, "rb") as f:
-        check_unchanged(source, f.fileno())
+
+    def pieces(f: BinaryIO) -> Iterator[RawText]:
         for offset, line, length in ranges:
             f.seek(offset)
-            chunk = f.read(length)
-            chunk_job = Job(chunk, path, offset, line, special_tokens, pretokenizer, errors)
-            add_counts(totals, count_job(chunk_job))
+            yield RawText(f.read(length), path, offset, line, errors)
+
+    with open(path, "rb") as f:
+        check_unchanged(source, f.fileno())
+        totals = count_pieces(pieces(f), special_tokens, pretokenizer)
         check_unchanged(source, f.fileno())
     packed = pack_counts(totals)
     return packed if directory is None else save_packed(packed, directory)
@@ -215,8 +245,8 @@ def count_part(job: PartJob) -> Tuple[Dict[bytes, int], int]:
     part, options, special_tokens, pretokenizer, _ = job
     cutter = ChunkCutter(special_tokens, pretokenizer)
     skipped = [0]
-    texts = (text for text, _starts in documents(part, options, cutter, skipped))
-    return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
+    pieces = (piece for piece, _starts in documents(part, options, cutter, skipped, None, True))
+    return count_pieces(pieces, special_tokens, pretokenizer), skipped[0]
 
 
 def count_lines(job: LinesJob) -> Tuple[Dict[bytes, int], int]:
@@ -224,20 +254,7 @@ def count_lines(job: LinesJob) -> Tuple[Dict[bytes, int], int]:
     data, source, line, options, special_tokens, pretokenizer = job
     skipped = [0]
     texts = records(io.BytesIO(data), source, options.keys, options.errors, skipped, first_line=line)
-    return _count_texts(texts, special_tokens, pretokenizer), skipped[0]
-
-
-def _count_texts(
-    texts: Iterable[str], special_tokens: Tuple[str, ...], pretokenizer: Pretokenizer
-) -> Dict[bytes, int]:
-    """The words of texts each counted on its own (no word spans two)."""
-    counter = word_counter(pretokenizer)
-    pattern = _cached_special_pattern(special_tokens)
-    counts: Dict[str, int] = {}
-    for text in texts:
-        for piece in split_on_specials(text, pattern):
-            counter(piece, counts)
-    return {word.encode("utf-8"): n for word, n in counts.items()}
+    return count_pieces(texts, special_tokens, pretokenizer), skipped[0]
 
 
 def count_any(job: AnyJob) -> Tuple[Dict[bytes, int], int]:
@@ -429,6 +446,11 @@ def _add_packed_into(totals: Totals, packed: PackedCounts) -> None:
 @lru_cache(maxsize=8)
 def _cached_special_pattern(special_tokens: Tuple[str, ...]) -> Optional[Pattern[str]]:
     return special_pattern(special_tokens)
+
+
+@lru_cache(maxsize=8)
+def _cached_special_bytes_pattern(special_tokens: Tuple[str, ...]) -> Optional[Pattern[bytes]]:
+    return special_bytes_pattern(special_tokens)
 
 
 def _check_options(

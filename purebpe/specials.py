@@ -12,7 +12,7 @@ tiktoken's ``allowed_special`` / ``disallowed_special`` policy: :class:`SpecialP
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Collection, Dict, Iterable, List, Optional, Pattern, Tuple, Union
+from typing import AbstractSet, AnyStr, Collection, Dict, Iterable, List, Optional, Pattern, Tuple, Union
 
 from .errors import PureBPEError
 
@@ -47,8 +47,19 @@ def special_pattern(special_tokens: Iterable[str]) -> Optional[Pattern[str]]:
     return re.compile("|".join(re.escape(t) for t in tokens))
 
 
-def split_on_specials(text: str, pattern: Optional[Pattern[str]]) -> List[str]:
-    """The pieces of ``text`` between special tokens (the special tokens themselves dropped)."""
+def special_bytes_pattern(special_tokens: Iterable[str]) -> Optional[Pattern[bytes]]:
+    """:func:`special_pattern` over the tokens' UTF-8: in the UTF-8 of a text it finds the
+    matches :func:`special_pattern` finds in the text (the same alternatives in the same
+    order; a token's UTF-8 can only match where a character starts)."""
+    tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
+    if not tokens:
+        return None
+    return re.compile(b"|".join(re.escape(t.encode("utf-8")) for t in tokens))
+
+
+def split_on_specials(text: AnyStr, pattern: Optional[Pattern[AnyStr]]) -> List[AnyStr]:
+    """The pieces of ``text`` between special tokens (the special tokens themselves dropped);
+    ``text`` and ``pattern`` are both ``str`` or both ``bytes``."""
     if pattern is None:
         return [text]
     return pattern.split(text)

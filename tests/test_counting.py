@@ -27,7 +27,7 @@ from purebpe.counting import (
     save_packed,
 )
 from purebpe.errors import InputError, PureBPEError
-from purebpe.pretokenize import PATTERNS, PRETOKENIZERS, split_lines
+from purebpe.pretokenize import PATTERNS, PRETOKENIZERS, split_lines, utf8_word_counter
 
 SPECIALS = ["<|endoftext|>", "<|endoftext|><|endoftext|>", "<pad>"]
 
@@ -82,6 +82,23 @@ def test_chunked_counting_equals_counting_the_whole_text(
     path = write(tmp_path_factory.mktemp("c"), text)
     counts = purebpe.count(path, specials, pretokenizer=pretokenizer, chunk_bytes=chunk_bytes)
     assert counts.words == expected_counts(text, specials, pretokenizer)
+
+
+@given(text=cutter_text, chunk_bytes=st.integers(1, 40), processes=st.sampled_from([1, 2]), bad=st.booleans())
+@settings(max_examples=100)
+def test_chunks_counted_as_bytes_count_the_same(
+    tmp_path_factory: pytest.TempPathFactory, text: str, chunk_bytes: int, processes: int, bad: bool
+) -> None:
+    # Where counting runs on the scanner (PyPy), a chunk of valid UTF-8 is counted as bytes
+    # (pretokenize.utf8_word_counter) and one of bad UTF-8 as text: here on any interpreter.
+    specials = ["<|endoftext|>", "<pad>"]
+    data = (text.encode("utf-8") + (b"\xff" if bad else b"")) * processes
+    path = tmp_path_factory.mktemp("c") / "corpus.txt"
+    path.write_bytes(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(counting, "utf8_word_counter", lambda name: utf8_word_counter(name, "scanner"))
+        counts = purebpe.count(path, specials, chunk_bytes=chunk_bytes, processes=processes, errors="replace")
+    assert counts.words == expected_counts(data.decode("utf-8", "replace"), specials, "gpt2")
 
 
 @pytest.mark.parametrize("pretokenizer", ["cl100k", "o200k"])

@@ -28,6 +28,7 @@ from purebpe.pretokenize import (
     pattern_string,
     pretokenize,
     splitter,
+    utf8_word_counter,
 )
 
 NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken")
@@ -296,6 +297,18 @@ def test_counting_counts_the_pieces(name: str, text: str) -> None:
         expected = collections.Counter(definition(name, text))
         expected["before"] += 1
         assert counts == dict(expected), engine
+
+
+@pytest.mark.parametrize("name", [name for name in NAMED if utf8_word_counter(name, "scanner")])
+@given(text=some_text.filter(lambda text: not any("\ud800" <= char <= "\udfff" for char in text)))
+def test_counting_utf8_counts_the_pieces_as_bytes(name: str, text: str) -> None:
+    count = utf8_word_counter(name, "scanner")
+    assert count is not None and utf8_word_counter(name, "re") is None
+    counts: Dict[bytes, int] = {b"before": 1}
+    count(text.encode("utf-8"), counts)
+    expected = collections.Counter(piece.encode("utf-8") for piece in definition(name, text))
+    expected[b"before"] += 1
+    assert counts == dict(expected)
 
 
 # --------------------------------------------------------------------------------------

@@ -79,6 +79,7 @@ __all__ = [
     "scanner",
     "split_lines",
     "splitter",
+    "utf8_word_counter",
     "word_counter",
 ]
 
@@ -104,6 +105,8 @@ PATTERNS: Dict[str, str] = {name: module.PATTERN for name, module in _MODULES.it
 LINE_PATTERN = r"[^\n]*\n|[^\n]+"
 
 WordCounter = Callable[[str, Dict[str, int]], None]
+#: ``count(data, counts)``: adds 1 to ``counts[word]`` for every word of valid UTF-8.
+Utf8WordCounter = Callable[[bytes, Dict[bytes, int]], None]
 #: A named pattern's scanner: ``scan(text, sink)`` writes each pre-token to the sink.
 Scanner = Callable[[str, TokenSink], None]
 Splitter = Callable[[str], List[str]]
@@ -211,6 +214,24 @@ def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUN
         add_counts(split(text), counts)
 
     return count_pieces
+
+
+#: The patterns whose scanner has a twin that counts UTF-8 bytes (``count_utf8``).
+_UTF8_COUNTERS: Dict[str, Utf8WordCounter] = {"gpt2": gpt2.count_utf8}
+
+
+def utf8_word_counter(
+    pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUNT_ENGINE
+) -> Optional[Utf8WordCounter]:
+    """The function counting the words of valid UTF-8 into ``{word bytes: count}``, where
+    ``pretokenizer``'s words are counted by its scanner and the scanner has one; ``None``
+    elsewhere (count the decoded text with :func:`word_counter`). Its words are the ones
+    :func:`word_counter` finds in the decoded text, encoded: counting needs them as bytes.
+    """
+    pretokenizer = check_pretokenizer(pretokenizer)
+    if isinstance(pretokenizer, str) and _check_engine(engine) == "scanner":
+        return _UTF8_COUNTERS.get(pretokenizer)
+    return None
 
 
 def cut_finder(pretokenizer: Pretokenizer) -> Callable[[bytes, int], int]:

@@ -120,6 +120,21 @@ def decode_chunk(data: bytes, source: str, offset: int, line: int, errors: str) 
         ) from None
 
 
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (all ASCII, found by a C loop, or it decodes).
+
+    >>> is_utf8(b"caf\\xc3\\xa9"), is_utf8(b"caf\\xe9")
+    (True, False)
+    """
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def check_text(text: object, index: int, errors: str) -> str:
     """Validate one item of a text iterable: a ``str`` that UTF-8 can encode."""
     if not isinstance(text, str):

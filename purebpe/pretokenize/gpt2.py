@@ -111,6 +111,81 @@ def scan(text: str, counts: TokenSink) -> None:
         counts[token] = counts.get(token, 0) + 1
 
 
+def count_utf8(data: bytes, counts: Dict[bytes, int]) -> None:
+    """Count the pre-tokens of ``data``, valid UTF-8, into ``counts`` as their bytes:
+    :func:`scan` on the text's UTF-8, the same branches in the same order.
+
+    A character is read where it starts: an ASCII byte is its own code point (an int: no
+    one-character string, no ``ord``), a longer one is put together from its 2 to 4 bytes;
+    ``last`` is where the character before ``i`` starts (the one a whitespace run gives
+    back). The data must be valid UTF-8: this reads no further than a character's bytes.
+
+    Counting wants each word as bytes: counting the bytes as they are read skips decoding
+    the text and encoding every word back (on PyPy 4 MB of gcide, all ASCII, counted in
+    0.7x the time, of Linux source with some UTF-8 in 0.7x, of Chinese in 0.65x).
+    """
+    class_of = CLASS_OF
+    n = len(data)
+    start = 0
+    run_kind = NO_RUN
+    i = last = 0
+    while i < n:
+        byte = data[i]
+        if byte < 0x80:
+            kind = class_of[byte]
+            size = 1
+        elif byte < 0xE0:
+            kind = class_of[(byte & 0x1F) << 6 | (data[i + 1] & 0x3F)]
+            size = 2
+        elif byte < 0xF0:
+            kind = class_of[(byte & 0x0F) << 12 | (data[i + 1] & 0x3F) << 6 | (data[i + 2] & 0x3F)]
+            size = 3
+        else:
+            code = (byte & 0x07) << 18 | (data[i + 1] & 0x3F) << 12 | (data[i + 2] & 0x3F) << 6
+            kind = class_of[code | (data[i + 3] & 0x3F)]
+            size = 4
+        if kind == run_kind:
+            last = i
+            i += size
+            continue
+        # data[i] ends the open token (if any).
+        if run_kind == WHITESPACE:
+            if last > start:
+                # "\s+(?!\S)" backtracks one character: all but the last whitespace one.
+                token = data[start:last]
+                counts[token] = counts.get(token, 0) + 1
+                start = last
+            if data[start] == 0x20:  # " " leads the run that starts at data[i]
+                run_kind = kind
+                last = i
+                i += size
+                continue
+        if start < i:
+            token = data[start:i]
+            counts[token] = counts.get(token, 0) + 1
+            start = i
+        if byte == 0x27 and i + 1 < n:  # "'": a contraction, only where a token starts
+            after = data[i + 1]
+            if after == 0x73 or after == 0x74 or after == 0x64 or after == 0x6D:  # s t d m
+                end = i + 2
+            elif data[i + 1 : i + 3] in (b"ll", b"ve", b"re"):
+                end = i + 3
+            else:
+                end = 0
+            if end:
+                token = data[i:end]
+                counts[token] = counts.get(token, 0) + 1
+                start = i = end
+                run_kind = NO_RUN
+                continue
+        run_kind = kind
+        last = i
+        i += size
+    if start < n:
+        token = data[start:n]
+        counts[token] = counts.get(token, 0) + 1
+
+
 def re_source(bmp_only: bool) -> str:
     """The pattern for ``re``: classes spelled out, no possessive quantifiers (Python 3.9)."""
     letter = re_class_body(LETTER_RANGES, bmp_only)
@@ -207,4 +282,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return last_class_change(buf, end, _class_change)
 
 
-__all__ = ["GPT2_PATTERN", "PATTERN", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["GPT2_PATTERN", "PATTERN", "count_utf8", "re_source", "re_split", "safe_cut", "scan"]
