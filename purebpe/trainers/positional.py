@@ -365,8 +365,8 @@ class PositionalState:
         self.stored += sum(len(positions) for positions in new_lists.values())
 
     def _keep_or_forget(self, left: int, right: int, count: int, new_lists: Dict[int, Positions]) -> None:
-        """Track the new pair ``(left, right)`` of ``count`` if it reaches the floor (its
-        positions are added to its list in ``new_lists``), else add it to its bucket's sum."""
+        """Track the new pair ``(left, right)`` of ``count`` if it reaches the floor, with an
+        empty position list in ``new_lists`` for _settle to fill; else add it to its bucket's sum."""
         if count >= self.floor and self.token_len[left] + self.token_len[right] <= self.max_length:
             pair = left << PAIR_SHIFT | right
             self.pair_counts[pair] = count
@@ -571,7 +571,7 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
             x = tokens[p] if p < end else mark
             continue
         bucket = (x * HASH_MULTIPLIER + y) & mask
-        if sums[bucket] >= floor and low <= bucket < high:  # (light: the common path)
+        if sums[bucket] >= floor and low <= bucket < high:  # (false, light: the common path)
             pair = x << PAIR_SHIFT | y
             positions = lists.get(pair)
             if positions is None:
