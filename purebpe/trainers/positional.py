@@ -36,11 +36,13 @@ Keeps:
 
 After merge: the merged pair's entries are visited in increasing order, so runs
 (``0 0 0 0``, ``A B A B``) merge left to right exactly as :func:`~purebpe.core.merge_word`
-does. For each live one, the pairs with the left and right neighbours lose its weight, the
-pairs of the neighbours with the new token gain it, and four cells are rewritten: O(1) per
-occurrence, nothing else is touched. At the end of the step the new pairs' positions are
-read off ``tokens`` around the merged occurrences (so a pair made and lost again within the
-step never gets a list).
+does. For each live one, the pairs with the left and right neighbours lose its weight and
+four cells are rewritten: O(1) per occurrence, nothing else is touched. At the end of the
+step the new pairs (the new token with its neighbours) are counted, and the positions of
+those that are tracked listed, off ``tokens`` around the merged occurrences: the step is
+over, so a pair made and lost again within it (``(ab, a)`` in ``abab``) is never counted,
+and the loop that rewrites the cells has few branches (each is a trace for PyPy's JIT to
+compile).
 
 The floor (memory): a corpus holds far more distinct pairs than a vocabulary has merges
 (2 MB of Chinese: 10 000 byte pairs at the start, 200 000 pairs after 5 000 merges, most seen
@@ -172,14 +174,17 @@ class PositionalState:
         self.heap: List[HeapEntry] = []
         self.stored = 0  # entries in all position lists
         self.stale = 0  # of which no longer live
-        # merge()'s counts of the pairs it makes, (x, new) and (new, y), by x and by y.
+        # _settle()'s counts of the pairs a step made, (x, new) and (new, y), by x and by y.
         self.made_after = [0] * len(self.token_len)
         self.made_before = [0] * len(self.token_len)
         if platform.python_implementation() == "PyPy":
-            # Let the JIT compile the walk of list_candidates on its common path (no
-            # candidate) first: compiled while candidates are frequent, as in the first
-            # real pass, its loop runs 3-4x slower for the whole run (measured).
-            list_candidates(self, total + 1, 0, 0)
+            # Let the JIT compile the walk of list_candidates on its common path (a pair
+            # whose bucket is light) first: its loop is the path of the iteration it was
+            # traced on, and every other path leaves it for a bridge. (Traced in the first
+            # real pass, it ran 3-4x slower for the whole run; traced on a pass over no
+            # bucket, with the range test first, every pair of every later pass left it
+            # for a bridge: 26% of the run's instructions.)
+            list_candidates(self, total + 1, 0, buckets)
 
     # -- choosing the next merge --------------------------------------------------------
 
@@ -259,8 +264,7 @@ class PositionalState:
         """Rewrite every live occurrence of ``best`` as ``new_id`` and update the pairs."""
         left, right = unpack_pair(best)
         len_left, len_right = self.token_len[left], self.token_len[right]
-        new_len = len_left + len_right
-        self.token_len.append(new_len)
+        self.token_len.append(len_left + len_right)
         self.token_keys.append(self.reverse_key(new_id))
         self.made_after.append(0)
         self.made_before.append(0)
@@ -269,11 +273,6 @@ class PositionalState:
         tokens, mark = self.tokens, self.mark
         pair_counts, sums, mask = self.pair_counts, self.sums, self.mask
         group_starts, group_weights = self.group_starts, self.group_weights
-        # The new pairs, (x, new_id) and (new_id, y), counted by x and y in two lists
-        # (cheaper than a dict), with the ids that were touched.
-        made_after, made_before = self.made_after, self.made_before
-        touched_after: List[int] = []
-        touched_before: List[int] = []
         positions = self.pair_positions.pop(best)
         self.stored -= len(positions)
         stale = self.stale
@@ -287,21 +286,15 @@ class PositionalState:
                 group = bisect_right(group_starts, p) - 1
                 group_end, weight = group_starts[group + 1], group_weights[group]
             end = q + len_right  # the cell after the occurrence
+            # The neighbours' pairs lose the occurrence; (new_id, left), made by this
+            # step's previous occurrence, exists nowhere yet. The new pairs are counted
+            # once the step is done (_settle), from the array.
             before: int = tokens[p - 1]
-            if before != mark:
-                if before == new_id:  # (new_id, left), made by this step, is lost again
-                    made_before[left] -= weight
-                else:
-                    stale += lose(pair_counts, sums, mask, before, left, weight)
-                if not made_after[before]:
-                    touched_after.append(before)
-                made_after[before] += weight
+            if before != mark and before != new_id:
+                stale += lose(pair_counts, sums, mask, before, left, weight)
             after: int = tokens[end]
             if after != mark:
                 stale += lose(pair_counts, sums, mask, right, after, weight)
-                if not made_before[after]:
-                    touched_before.append(after)
-                made_before[after] += weight
             # The old inner ends become inner cells, then both outer ends hold the new id
             # (in this order: a one-cell part is an inner end and an outer end at once).
             tokens[q - 1] = mark
@@ -313,53 +306,74 @@ class PositionalState:
         pair_counts.pop(best, None)
         del positions[merged:]
         self.stale = stale
-        new_counts: Dict[int, int] = {}
-        for x in touched_after:
-            if made_after[x]:  # (a touched id may repeat once its count fell back to 0)
-                new_counts[x << PAIR_SHIFT | new_id] = made_after[x]
-                made_after[x] = 0
-        for y in touched_before:
-            if made_before[y]:
-                new_counts[new_id << PAIR_SHIFT | y] = made_before[y]
-                made_before[y] = 0
-        self._settle(new_id, new_counts, positions)
+        self._settle(new_id, positions)
         if self.stale > STALE_FRACTION * self.stored:
             self._compact()
 
-    def _settle(self, new_id: int, new_counts: Dict[int, int], merged_at: Positions) -> None:
-        """Track the new pairs that reach the floor, with their positions; forget the others.
+    def _settle(self, new_id: int, merged_at: Positions) -> None:
+        """Count the new pairs around ``merged_at`` (every token ``new_id``, in increasing
+        order), track those that reach the floor, with their positions; forget the others.
 
         A forgotten pair stays below the floor: no step after this one can add to it.
         """
-        token_len, keys, floor = self.token_len, self.token_keys, self.floor
-        sums, mask = self.sums, self.mask
+        tokens, mark, token_len = self.tokens, self.mark, self.token_len
+        new_len = token_len[new_id]
+        group_starts, group_weights = self.group_starts, self.group_weights
+        # (x, new_id) and (new_id, y) counted by x and by y in two lists (cheaper than a
+        # dict), with the ids that were touched; (new_id, new_id) is counted from its right.
+        made_after, made_before = self.made_after, self.made_before
+        touched_after: List[int] = []
+        touched_before: List[int] = []
+        group_end = weight = 0
+        for p in merged_at:
+            if p >= group_end:
+                group = bisect_right(group_starts, p) - 1
+                group_end, weight = group_starts[group + 1], group_weights[group]
+            before: int = tokens[p - 1]
+            if before != mark:
+                if not made_after[before]:
+                    touched_after.append(before)
+                made_after[before] += weight
+            after: int = tokens[p + new_len]
+            if after != mark and after != new_id:
+                if not made_before[after]:
+                    touched_before.append(after)
+                made_before[after] += weight
         new_lists: Dict[int, Positions] = {}
-        for pair, count in new_counts.items():
-            left, right = unpack_pair(pair)
-            if count >= floor and token_len[left] + token_len[right] <= self.max_length:
-                self.pair_counts[pair] = count
-                new_lists[pair] = array(self.position_type)
-                heapq.heappush(self.heap, (-count, keys[left], keys[right], pair))
-            else:
-                sums[(left * HASH_MULTIPLIER + right) & mask] += count
+        for x in touched_after:
+            self._keep_or_forget(x, new_id, made_after[x], new_lists)
+            made_after[x] = 0
+        for y in touched_before:
+            self._keep_or_forget(new_id, y, made_before[y], new_lists)
+            made_before[y] = 0
         if not new_lists:
             return
-        # Every token new_id is one of merged_at (in increasing order): its pairs are the
-        # pairs of its two neighbours, read once the whole step is done.
-        tokens, mark, new_len = self.tokens, self.mark, token_len[new_id]
+        # Every token new_id is one of merged_at: its pairs are the pairs of its two
+        # neighbours, read off the array.
         for p in merged_at:
-            before: int = tokens[p - 1]
+            before = tokens[p - 1]
             if before != mark:
                 positions = new_lists.get(before << PAIR_SHIFT | new_id)
                 if positions is not None:
                     positions.append(p - token_len[before])
-            after: int = tokens[p + new_len]
+            after = tokens[p + new_len]
             if after != mark and after != new_id:  # (new, new) is added from its right half
                 positions = new_lists.get(new_id << PAIR_SHIFT | after)
                 if positions is not None:
                     positions.append(p)
         self.pair_positions.update(new_lists)
         self.stored += sum(len(positions) for positions in new_lists.values())
+
+    def _keep_or_forget(self, left: int, right: int, count: int, new_lists: Dict[int, Positions]) -> None:
+        """Track the new pair ``(left, right)`` of ``count`` if it reaches the floor, with an
+        empty position list in ``new_lists`` for _settle to fill; else add it to its bucket's sum."""
+        if count >= self.floor and self.token_len[left] + self.token_len[right] <= self.max_length:
+            pair = left << PAIR_SHIFT | right
+            self.pair_counts[pair] = count
+            new_lists[pair] = array(self.position_type)
+            heapq.heappush(self.heap, (-count, self.token_keys[left], self.token_keys[right], pair))
+        else:
+            self.sums[(left * HASH_MULTIPLIER + right) & self.mask] += count
 
     def _compact(self) -> None:
         """Filter every position list against ``tokens``, in place; drop the lists of lost pairs."""
@@ -543,8 +557,10 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
     """
     tokens, token_len, mark = state.tokens, state.token_len, state.mark
     sums, mask, position_type = state.sums, state.mask, state.position_type
-    tracked = state.pair_counts
-    lists: Dict[int, Positions] = {}
+    # The tracked pairs map to one shared empty list: a single lookup tells a tracked
+    # pair, a new candidate and a listed one apart.
+    tracked: Positions = array(position_type)
+    lists: Dict[int, Positions] = dict.fromkeys(state.pair_counts, tracked)
     p, end = 1, len(tokens)
     x: int = tokens[p] if p < end else mark
     while p < end:  # as in bucket_sums, over all groups at once (counts come later)
@@ -555,15 +571,16 @@ def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> 
             x = tokens[p] if p < end else mark
             continue
         bucket = (x * HASH_MULTIPLIER + y) & mask
-        if low <= bucket < high and sums[bucket] >= floor:
+        if sums[bucket] >= floor and low <= bucket < high:  # (false, light: the common path)
             pair = x << PAIR_SHIFT | y
-            if pair not in tracked:
-                positions = lists.get(pair)
-                if positions is None:
-                    lists[pair] = array(position_type, [p])
-                else:
-                    positions.append(p)
+            positions = lists.get(pair)
+            if positions is None:
+                lists[pair] = array(position_type, [p])
+            elif positions is not tracked:
+                positions.append(p)
         p, x = q, y
+    for pair in state.pair_counts:
+        del lists[pair]
     return lists
 
 
