@@ -316,6 +316,10 @@ class HFTokenizer:
         >>> from_document({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}}).decode([0, 1])
         'a b'
         """
+        return self.decode_tokens(self.tokens_of(ids, skip_special_tokens))
+
+    def tokens_of(self, ids: Iterable[int], skip_special_tokens: bool = False) -> List[str]:
+        """The token of each id, as :meth:`decode` reads them (unknown ids left out)."""
         tokens: List[str] = []
         added = self.added
         model_tokens = self.model.id_to_token
@@ -331,6 +335,10 @@ class HFTokenizer:
             if skip_special_tokens and token in added.special_contents:
                 continue
             tokens.append(token)
+        return tokens
+
+    def decode_tokens(self, tokens: List[str]) -> str:
+        """The text of ``tokens``: the decoder's, or (no decoder) the tokens joined by spaces."""
         if self.decoder is None:
             return " ".join(tokens)
         return self.decoder.decode(tokens)
