@@ -63,6 +63,8 @@ class HFTokenizer:
         self.fast = fast
         self.document = document
         self.name = name
+        # first_metaspace of the pre-tokenizer, kept with the pre-tokenizer it was found in.
+        self._placed: Tuple[Optional[PreTokenizer], Optional[bool]] = (None, None)
 
     def __repr__(self) -> str:
         return f"<HFTokenizer {self.name} vocab_size={self.vocab_size}{' fast' if self.fast else ''}>"
@@ -190,8 +192,8 @@ class HFTokenizer:
         # The pieces starting on the first ``origin`` normalized characters start the input
         # (HF: original offset 0), what Metaspace("first") asks (:mod:`purebpe.hf.origin`).
         origin = 1 if first else 0
-        if first and normalizer is not None:
-            placed = first_metaspace(self.pre_tokenizer)
+        if first and normalizer is not None and self.pre_tokenizer is not None:
+            placed = self.metaspace_placed()
             if placed is not None:
                 counted = origin_chars(normalizer, segment)
                 assert counted is not None  # the whole segment decides
@@ -211,6 +213,14 @@ class HFTokenizer:
                     self._encode_plain(segment[a:b], a < origin, out)
         elif segment:
             self._encode_plain(segment, origin > 0, out)
+
+    def metaspace_placed(self) -> Optional[bool]:
+        """:func:`purebpe.hf.origin.first_metaspace` of the pre-tokenizer (kept while it stays)."""
+        pre_tokenizer, placed = self._placed
+        if pre_tokenizer is not self.pre_tokenizer:
+            placed = first_metaspace(self.pre_tokenizer)
+            self._placed = (self.pre_tokenizer, placed)
+        return placed
 
     def _encode_aligned(self, segment: str, out: List[int]) -> None:
         """Ids of the first segment through the aligned pipeline (:meth:`_encode_offsets`'s)."""

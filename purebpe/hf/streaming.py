@@ -49,7 +49,7 @@ from ..pre_tokenizers.cuts import BOUNDARY, TRANSPARENT, PairRule
 from ..pretokenize import cut_finder
 from ..tokenizer import STREAM_CHARS
 from .added import Found
-from .origin import first_metaspace, origin_chars
+from .origin import origin_chars
 
 if TYPE_CHECKING:
     from .pipeline import HFTokenizer
@@ -251,7 +251,7 @@ class IdStream:
         # characters come from offset 0; ``_origin_left`` then counts those not yet passed
         # on, and ``_whole`` holds the segment when a step before Metaspace could cut them
         # apart (encoded whole at its end, as ``encode`` does).
-        self._placed = None if tok.normalizer is None else first_metaspace(tok.pre_tokenizer)
+        self._placed = None if tok.normalizer is None else tok.metaspace_placed()
         self._probe: Optional[List[str]] = None if self._placed is None else []
         self._pending = ""
         self._origin_left = 0
