@@ -6,7 +6,9 @@ characters to worker processes, each holding the tokenizer; the ids come back as
 arrays and are handed on in the order the batches were sent, so the output is the same,
 byte for byte, for any number of processes. A text file is one document, read in pieces cut
 where cutting cannot change the ids, and sent undecoded (:class:`purebpe.readers.RawText`):
-the workers decode it. ``separator`` (an id) follows every document.
+the workers decode it. ``separator`` (an id) follows every document. With an HF
+``tokenizer.json`` pipeline (:class:`purebpe.hf.HFTokenizer`) the jobs hold whole
+documents instead, each streamed through the pipeline (:mod:`purebpe.document_encoding`).
 
 Where the time goes, end to end: starting the interpreter and loading the tokenizer (about
 half a second), then encoding; a worker that started cold would pay again for the load, for
@@ -24,10 +26,12 @@ from array import array
 from collections import deque
 from concurrent.futures import Future
 from itertools import chain
-from typing import Deque, Generator, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Deque, Generator, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._workers import can_fork, ordered_map, stop_workers, worker_pool
+from .document_encoding import Scratch, SpilledIds, document_jobs, encode_documents
 from .errors import PureBPEError, check_int
+from .hf import HFTokenizer
 from .pretokenize.chunking import ChunkCutter
 from .readers import Piece, ReadOptions, Source, capped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
@@ -48,31 +52,36 @@ TYPECODES = {"uint16": "H", "uint32": "I"}
 #: by the separator, and the last is followed by one (:func:`encode_corpus`): the separator
 #: follows every document, wherever the batches were cut.
 EncodeJob = Tuple[List[Tuple[Piece, bool]], bool]
+#: A tokenizer of purebpe's own engine, or an HF pipeline (whose jobs are
+#: :data:`purebpe.document_encoding.DocumentJob`).
+AnyTokenizer = Union[Tokenizer, HFTokenizer]
 
 # The worker's tokenizer and options, set once per process by _init_worker.
 _worker: List[object] = []
 
 
 def _init_worker(
-    tokenizer: Tokenizer, allowed: AllowedSpecial, separator: Optional[int], typecode: str
+    tokenizer: AnyTokenizer, allowed: AllowedSpecial, separator: Optional[int], typecode: str
 ) -> None:
     _worker[:] = [tokenizer, allowed, separator, typecode]
 
 
-def encode_job(job: EncodeJob) -> "array[int]":
+def encode_job(job: Any) -> "Union[array[int], SpilledIds]":
     """The ids of one batch: each document's ids followed by the separator (when set)."""
     tokenizer, allowed, separator, typecode = _worker
-    assert isinstance(tokenizer, Tokenizer) and isinstance(typecode, str)
+    assert isinstance(tokenizer, (Tokenizer, HFTokenizer)) and isinstance(typecode, str)
     return _encode_items(tokenizer, job, allowed, separator, typecode)  # type: ignore[arg-type]
 
 
 def _encode_items(
-    tokenizer: Tokenizer,
-    items: EncodeJob,
+    tokenizer: AnyTokenizer,
+    items: Any,
     allowed: AllowedSpecial,
     separator: Optional[int],
     typecode: str,
-) -> "array[int]":
+) -> "Union[array[int], SpilledIds]":
+    if isinstance(tokenizer, HFTokenizer):
+        return encode_documents(tokenizer, items, separator, typecode)
     texts, corpus_start = items
     ids: List[int] = []
     encode = tokenizer.encode
@@ -129,7 +138,7 @@ def corpus_texts(
 
 
 def encode_corpus(
-    tokenizer: Tokenizer,
+    tokenizer: AnyTokenizer,
     texts: Iterable[Tuple[Piece, bool]],
     *,
     allowed_special: AllowedSpecial = "all",
@@ -141,7 +150,9 @@ def encode_corpus(
     as arrays of ``dtype``, in order; ``separator`` after every document.
 
     ``processes`` (default: this machine's cores) encode in parallel once the texts fill
-    more than the first batch; the ids do not depend on it.
+    more than the first batch; the ids do not depend on it. An HF pipeline gives each
+    document the ids of its ``encode(document)`` (added tokens are always split off:
+    ``allowed_special`` does not apply).
 
     >>> from purebpe import train_from_iterator
     >>> tok = train_from_iterator(["ab ab ab"], 258).tokenizer()
@@ -161,19 +172,32 @@ def encode_corpus(
             yield item
 
     workers = processes if processes is not None else os.cpu_count() or 1
-    yield from _encoded(tokenizer, batches(noting(texts)), allowed_special, separator, typecode, workers)
+    scratch = Scratch()
+    try:
+        jobs: Iterator[Any] = (
+            document_jobs(noting(texts), scratch, JOB_CHARS, FIRST_JOB_CHARS)
+            if isinstance(tokenizer, HFTokenizer)
+            else batches(noting(texts))
+        )
+        for ids in _encoded(tokenizer, jobs, allowed_special, separator, typecode, workers):
+            if isinstance(ids, SpilledIds):
+                yield from ids.read()
+            else:
+                yield ids
+    finally:
+        scratch.remove()
     if separator is not None and any_text[0]:
         yield array(typecode, [separator])
 
 
 def _encoded(
-    tokenizer: Tokenizer,
-    jobs: Iterator[EncodeJob],
+    tokenizer: AnyTokenizer,
+    jobs: Iterator[Any],
     allowed_special: AllowedSpecial,
     separator: Optional[int],
     typecode: str,
     processes: int,
-) -> Iterator["array[int]"]:
+) -> "Iterator[Union[array[int], SpilledIds]]":
     # The first job here, warming this process up before the workers are forked (see the
     # module docstring); every job here with one process.
     for job in jobs:
@@ -192,7 +216,7 @@ def _encoded(
             _worker.clear()
         return
     pool = worker_pool(processes, _init_worker, (tokenizer, allowed_special, separator, typecode))
-    pending: Deque["Future[array[int]]"] = deque()
+    pending: "Deque[Future[Union[array[int], SpilledIds]]]" = deque()
     try:
         for job in chain([following], jobs):
             pending.append(pool.submit(encode_job, job))

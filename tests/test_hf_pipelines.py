@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import purebpe.hf.streaming as streaming
 from purebpe.hf import HFTokenizer, from_document
 
 DATA = Path(__file__).resolve().parent / "data" / "hf_pipelines"
@@ -250,3 +251,96 @@ def test_long_pieces_are_cut_into_words() -> None:
         # Each cut is one the rule allows: both characters tokens, no token holding both.
         assert left[-1] in model.vocab and right[0] in model.vocab
         assert left[-1] + right[0] not in bigrams
+
+
+# -- Metaspace("first") after a normalizer ------------------------------------------------------
+
+#: Normalizers that move where the first character comes from (dropping it, replacing it
+#: with text taking a later span) or make several characters of it.
+_ORIGIN_NORMALIZERS = [
+    ("Strip", lambda N: N.Strip()),
+    ("Strip left", lambda N: N.Strip(left=True, right=False)),
+    ("Replace ab->x", lambda N: N.Replace("ab", "x")),
+    ("Replace ab->''", lambda N: N.Replace("ab", "")),
+    ("Replace ' '->''", lambda N: N.Replace(" ", "")),
+    ("Replace a->'x y'", lambda N: N.Replace("a", "x y")),
+    ("StripAccents", lambda N: N.StripAccents()),
+    ("NFD", lambda N: N.NFD()),
+    ("NFKC", lambda N: N.NFKC()),
+    ("Lowercase", lambda N: N.Lowercase()),
+    ("Prepend ▁", lambda N: N.Prepend("▁")),
+    ("Prepend 'xy z'", lambda N: N.Prepend("xy z")),
+    ("Strip, Prepend x", lambda N: N.Sequence([N.Strip(), N.Prepend("x")])),
+    (
+        "Strip left, Replace, Prepend",
+        lambda N: N.Sequence([N.Strip(True, False), N.Replace(" ", "▁"), N.Prepend("▁")]),
+    ),
+    ("NFKD, StripAccents", lambda N: N.Sequence([N.NFKD(), N.StripAccents()])),
+]
+_METASPACES = [
+    ("first", lambda P: P.Metaspace(prepend_scheme="first")),
+    ("first, no split", lambda P: P.Metaspace(prepend_scheme="first", split=False)),
+    ("always", lambda P: P.Metaspace()),
+    (
+        "WhitespaceSplit, first",
+        lambda P: P.Sequence([P.WhitespaceSplit(), P.Metaspace(prepend_scheme="first")]),
+    ),
+    ("Digits, first", lambda P: P.Sequence([P.Digits(), P.Metaspace(prepend_scheme="first")])),
+]
+_ORIGIN_TEXT = st.lists(
+    st.sampled_from(
+        [" ", "  ", "\t", "a", "ab", "b", "x", "1", "é", "\u0301", "\u0327", "ﬁ", "İ", "▁", "<n>", "<r>"]
+    ),
+    max_size=10,
+).map("".join)
+
+
+def _metaspace_pipeline(normalizer: int, metaspace: int) -> Any:
+    """HF's tokenizer of one combination (with a normalized and a raw added token), built
+    with ``tokenizers``' Python API, and purebpe's of the document it writes."""
+    key = f"metaspace:{normalizer}:{metaspace}"
+    if key not in _loaded:
+        tokenizers = pytest.importorskip(
+            "tokenizers", minversion="0.23", reason="the live comparison needs tokenizers"
+        )
+        alphabet = sorted(set("▁ \tabxyz1é\u0301\u0327fiİi\u0307"))
+        vocab = {"<unk>": 0, **{c: i + 1 for i, c in enumerate(alphabet)}}
+        merges = [("▁", "a"), ("a", "b"), ("▁a", "b")]
+        for left, right in merges:
+            vocab[left + right] = len(vocab)
+        hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, merges, unk_token="<unk>"))
+        hf.normalizer = _ORIGIN_NORMALIZERS[normalizer][1](tokenizers.normalizers)
+        hf.pre_tokenizer = _METASPACES[metaspace][1](tokenizers.pre_tokenizers)
+        hf.add_tokens(
+            [tokenizers.AddedToken("<n>", normalized=True), tokenizers.AddedToken("y z", normalized=True)]
+        )
+        hf.add_special_tokens([tokenizers.AddedToken("<r>", normalized=False)])
+        _loaded[key] = (hf, from_document(json.loads(hf.to_str())))
+    return _loaded[key]
+
+
+@settings(max_examples=300)
+@given(
+    normalizer=st.integers(0, len(_ORIGIN_NORMALIZERS) - 1),
+    metaspace=st.integers(0, len(_METASPACES) - 1),
+    text=_ORIGIN_TEXT,
+    cut=st.integers(0, 30),
+)
+def test_metaspace_first_after_any_normalizer(normalizer: int, metaspace: int, text: str, cut: int) -> None:
+    # HF prepends only to a piece whose first character comes from offset 0: after Strip
+    # on " a b", none does (['a', '▁', 'b']).
+    hf, tok = _metaspace_pipeline(normalizer, metaspace)
+    expected = hf.encode(text, add_special_tokens=False)
+    assert tok.encode(text) == expected.ids
+    saved = streaming.STREAM_CHARS
+    streaming.STREAM_CHARS = 1  # every step looks for a cut after each character
+    try:
+        assert list(tok.encode_iterable([text[:cut], text[cut:]])) == expected.ids
+    finally:
+        streaming.STREAM_CHARS = saved
+    assert tok.encode_with_offsets(text).tokens == expected.tokens
+
+
+def test_metaspace_first_after_strip() -> None:
+    hf, tok = _metaspace_pipeline(0, 0)
+    assert [tok.id_to_token(i) for i in tok.encode(" a b")] == ["a", "▁", "b"] == hf.encode(" a b").tokens

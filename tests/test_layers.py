@@ -37,7 +37,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("hf", ("hf",)),
     ("files", ("files",)),
     ("corpus", ("corpus", "readers")),
-    ("counting", ("counting", "cluster", "corpus_encoding")),
+    ("counting", ("counting", "cluster", "corpus_encoding", "document_encoding")),
     ("training", ("training_options", "training", "superbpe", "wakong", "gpu")),
     ("api", ("purebpe",)),
     ("apps", ("cli", "__main__", "compat", "testing")),

@@ -21,11 +21,28 @@ import sys
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import (
+    IO,
+    TYPE_CHECKING,
+    Any,
+    BinaryIO,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+    Union,
+)
 
 from .._atomic import atomic_file, check_output_file
 from ..errors import InputError, PureBPEError, excerpt
 from ..progress import Bar
+
+if TYPE_CHECKING:
+    from ..hf import HFTokenizer
+    from ..tokenizer import Tokenizer
 
 BLOCK_BYTES = 1 << 20
 #: Ids per write: large enough to amortise the call, small enough to keep memory flat.
@@ -57,6 +74,35 @@ def add_format_arguments(parser: argparse.ArgumentParser, what: str) -> None:
         default=None,
         help="integer type of npy/bin ids (default: uint16 when every id fits, else uint32)",
     )
+
+
+def add_tokenizer_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tokenizer",
+        required=True,
+        metavar="FILE",
+        help="a tokenizer file or folder, recognised by its content: an HF tokenizer.json, a "
+        "tiktoken-format rank file (name its --encoding), Mistral's Tekken JSON, GPT-2's "
+        "vocab.json + merges.txt, or a purebpe model",
+    )
+    parser.add_argument(
+        "--encoding",
+        default=None,
+        metavar="NAME",
+        help="for a tiktoken-format rank file: the model or OpenAI encoding it belongs to "
+        "(llama3, llama4, qwen, qwen3.5, whisper, cl100k_base, ...), which gives its pattern "
+        "and special tokens",
+    )
+
+
+def open_tokenizer(path: str, encoding: Optional[str]) -> "Union[Tokenizer, HFTokenizer]":
+    """The tokenizer ``--tokenizer`` names, as :meth:`purebpe.Tokenizer.from_file` reads it:
+    an HF ``tokenizer.json`` with its whole pipeline, any other kind on purebpe's engine."""
+    from ..tokenizer import Tokenizer
+
+    options = {} if encoding is None else {"encoding": encoding}
+    tokenizer: "Union[Tokenizer, HFTokenizer]" = Tokenizer.from_file(path, **options)
+    return tokenizer
 
 
 def ids_format(path: Optional[str], chosen: Optional[str]) -> str:

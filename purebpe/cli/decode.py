@@ -6,17 +6,20 @@ import argparse
 from typing import Any, Iterator, List, Optional
 
 from ..errors import PureBPEError
-from ..formats import load as load_model
+from ..hf import HFTokenizer
+from ..hf.decoding import decoded
 from ..tokenizer import Tokenizer
 from ._ids_output import read_sidecar, sidecar_path
 from ._io import (
     add_format_arguments,
+    add_tokenizer_arguments,
     atomic_output,
     check_output,
     dtype_for,
     ids_format,
     is_std,
     open_input,
+    open_tokenizer,
     read_ids,
     write_text_stream,
 )
@@ -28,10 +31,12 @@ def add_parser(subparsers: Any) -> None:
         help="decode token ids to text",
         description=(
             "Decode token ids (whitespace-separated text, .npy, or raw uint16/uint32 .bin) from "
-            "FILE or stdin back to UTF-8 text. Bytes that do not form valid UTF-8 become U+FFFD."
+            "FILE or stdin back to UTF-8 text. Bytes that do not form valid UTF-8 become U+FFFD. "
+            "With an HF tokenizer.json the text is HF's decode(ids) (its decoder; special tokens "
+            "kept, unknown ids left out, as HF does)."
         ),
     )
-    parser.add_argument("--tokenizer", required=True, metavar="DIR", help="a saved model (any format)")
+    add_tokenizer_arguments(parser)
     parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="ids to decode (default: stdin)")
     parser.add_argument("-o", "--output", default="-", metavar="OUTPUT", help="(default: stdout)")
     add_format_arguments(parser, "the input")
@@ -40,14 +45,22 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_output(args.output)
-    tokenizer = load_model(args.tokenizer).tokenizer()
+    tokenizer = open_tokenizer(args.tokenizer, args.encoding)
     format = ids_format(args.file, args.format)
-    dtype = (
-        raw_dtype(args.file, args.dtype) if format == "bin" else dtype_for(args.dtype, max(tokenizer.vocab))
-    )
+    if format == "bin":
+        dtype = raw_dtype(args.file, args.dtype)
+    elif isinstance(tokenizer, HFTokenizer):
+        dtype = dtype_for(args.dtype, max(tokenizer.get_vocab().values(), default=0))
+    else:
+        dtype = dtype_for(args.dtype, max(tokenizer.vocab))
     with open_input(args.file) as (stream, source, _size):
+        batches = read_ids(stream, source, format, dtype)
         with atomic_output(args.output) as out:
-            write_text_stream(out, _decoded(tokenizer, read_ids(stream, source, format, dtype), source))
+            if isinstance(tokenizer, HFTokenizer):
+                for text in decoded(tokenizer, batches):
+                    out.write(text.encode("utf-8", "replace"))
+            else:
+                write_text_stream(out, _decoded(tokenizer, batches, source))
     return 0
 
 

@@ -8,14 +8,15 @@ import os
 import sys
 from typing import Any, Optional, Union
 
-from ..corpus_encoding import corpus_texts, encode_corpus
+from ..corpus_encoding import AnyTokenizer, corpus_texts, encode_corpus
 from ..counting import check_processes, default_processes
+from ..document_encoding import CharacterCutter
 from ..errors import PureBPEError
-from ..formats import load as load_model
+from ..hf import HFTokenizer
 from ..pretokenize.chunking import ChunkCutter
 from ..progress import progress_bar
 from ..readers import read_options, sources
-from ..tokenizer import AllowedSpecial, Tokenizer
+from ..tokenizer import AllowedSpecial
 from ._common import (
     add_errors_and_progress_arguments,
     add_layout_arguments,
@@ -26,12 +27,14 @@ from ._common import (
 from ._ids_output import IdsWriter, ShardWriter, write_sidecar
 from ._io import (
     add_format_arguments,
+    add_tokenizer_arguments,
     atomic_output,
     check_output,
     check_stdin_open,
     dtype_for,
     ids_format,
     is_std,
+    open_tokenizer,
 )
 
 
@@ -41,8 +44,10 @@ def add_parser(subparsers: Any) -> None:
         help="encode text to token ids",
         description=(
             "Encode a corpus (text, JSON lines or Parquet files, compressed or not, "
-            "directories, globs, or stdin) to token ids with a trained tokenizer, in parallel "
-            "and in input order. Ids go to stdout as text, or to OUTPUT as text, .npy or raw "
+            "directories, globs, or stdin) to token ids with a trained tokenizer or any model's "
+            "tokenizer file (an HF tokenizer.json gives each document the ids of HF's "
+            "encode(document)), in parallel and in input order. Ids go to stdout as text, or to "
+            "OUTPUT as text, .npy or raw "
             "uint16/uint32 (.bin, its dtype recorded in OUTPUT.json), or with --shard-tokens "
             "to .bin shards in the directory OUTPUT. Inputs are streamed: memory holds a few "
             "batches per process, whatever the corpus size, except with a custom-pattern "
@@ -51,7 +56,7 @@ def add_parser(subparsers: Any) -> None:
             "memory per input byte)."
         ),
     )
-    parser.add_argument("--tokenizer", required=True, metavar="DIR", help="a saved model (any format)")
+    add_tokenizer_arguments(parser)
     parser.add_argument(
         "files", nargs="*", default=["-"], metavar="FILE", help="what to encode (default: stdin)"
     )
@@ -72,18 +77,25 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--ordinary",
         action="store_true",
-        help="encode special tokens in the text as plain text, not as their ids",
+        help="encode special tokens in the text as plain text, not as their ids (not for an "
+        "HF tokenizer.json, whose added tokens HF always splits off)",
     )
     add_processes_argument(parser, "encode")
     add_errors_and_progress_arguments(parser, records=True)
     parser.set_defaults(func=run)
 
 
-def separator_id(tokenizer: Tokenizer, token: Optional[str]) -> Optional[int]:
+def separator_id(tokenizer: AnyTokenizer, token: Optional[str]) -> Optional[int]:
     """The id of ``--doc-separator`` (a special token, or any text that is one token)."""
     if token is None:
         return None
     try:
+        if isinstance(tokenizer, HFTokenizer):
+            found = tokenizer.token_to_id(token)
+            ids = [found] if found is not None else tokenizer.encode(token)
+            if len(ids) == 1:
+                return ids[0]
+            raise KeyError(token)
         return tokenizer.encode_single_token(token)
     except (PureBPEError, KeyError):
         raise PureBPEError(f"--doc-separator {token[:40]!r} is not a single token of the tokenizer") from None
@@ -102,14 +114,24 @@ def run(args: argparse.Namespace) -> int:
     options = read_options(args.text_key, args.column, args.errors)
     check_stdin_open(args.files)
     found = sources(args.files, args.input_format)
-    tokenizer = load_model(args.tokenizer).tokenizer()
+    tokenizer = open_tokenizer(args.tokenizer, args.encoding)
     format = (args.format or "bin") if sharded else ids_format(args.output, args.format)
-    dtype = dtype_for(args.dtype, max(tokenizer.vocab))
     separator = separator_id(tokenizer, args.doc_separator)
     allowed: AllowedSpecial = frozenset() if args.ordinary else "all"
-    specials = [] if args.ordinary else sorted(tokenizer.special_tokens_set)
-    longest = max((len(t.encode("utf-8")) for t in tokenizer.special_tokens_set), default=0)
-    cutter = ChunkCutter(specials, tokenizer.pretokenizer, reserve=longest)
+    cutter: ChunkCutter
+    if isinstance(tokenizer, HFTokenizer):
+        # A document is the pipeline's unit: its pieces may be cut anywhere.
+        if args.ordinary:
+            raise PureBPEError(
+                f"--ordinary: {tokenizer.name} is an HF pipeline, which always splits off its added tokens"
+            )
+        dtype = dtype_for(args.dtype, max(tokenizer.get_vocab().values(), default=0))
+        cutter = CharacterCutter()
+    else:
+        dtype = dtype_for(args.dtype, max(tokenizer.vocab))
+        specials = [] if args.ordinary else sorted(tokenizer.special_tokens_set)
+        longest = max((len(t.encode("utf-8")) for t in tokenizer.special_tokens_set), default=0)
+        cutter = ChunkCutter(specials, tokenizer.pretokenizer, reserve=longest)
     streams = any(not source.seekable for source in found)
     total = None if streams else sum(source.size for source in found)
     processes = default_processes(args.processes, total)

@@ -12,8 +12,10 @@
                 whatever its name: Llama's ``tokenizer.model``, ``qwen.tiktoken``);
 ``"gpt2"``      a folder with GPT-2's ``vocab.json`` and ``merges.txt`` (or either file).
 
-A folder is looked into for ``tokenizer.json``, ``tekken.json``, ``purebpe.json``,
-``vocab.json`` + ``merges.txt``, then ``tokenizer.model`` / ``*.tiktoken``.
+A folder is looked into for ``purebpe.json``, ``tokenizer.json``, ``tekken.json``,
+``vocab.json`` + ``merges.txt``, then ``tokenizer.model`` / ``*.tiktoken``; a folder of
+purebpe's own model (``purebpe.json``, or a ``.tiktoken`` file with its sidecar) is read
+by :func:`purebpe.load`, which checks every format saved in it against the others.
 
 :func:`load_tokenizer` builds every kind but ``"hf"`` (which ``Tokenizer.from_file`` hands
 to :mod:`purebpe.hf`).  A rank file holds no pattern: name its encoding (``"llama3"``,
@@ -89,7 +91,7 @@ def _read_json(path: Path) -> Tuple[Optional[str], Any]:
                 return None, None
             handle.seek(0)
             data = json.loads(handle.read().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None, None
     return _json_kind(data), data
 
@@ -111,15 +113,15 @@ def _detect_file(path: Path) -> Tuple[str, Any]:
 
 
 def _in_folder(folder: Path) -> Path:
-    for name in ("tokenizer.json", "tekken.json", "purebpe.json", "vocab.json"):
+    for name in ("purebpe.json", "tokenizer.json", "tekken.json", "vocab.json"):
         if (folder / name).is_file():
             return folder / name
     ranks = sorted(folder.glob("*.tiktoken")) + sorted(folder.glob("tokenizer.model"))
     if ranks:
         return ranks[0]
     raise PureBPEError(
-        f"{folder}: no tokenizer file in this folder (looked for tokenizer.json, tekken.json, "
-        f"purebpe.json, vocab.json + merges.txt, *.tiktoken, tokenizer.model)"
+        f"{folder}: no tokenizer file in this folder (looked for purebpe.json, tokenizer.json, "
+        f"tekken.json, vocab.json + merges.txt, *.tiktoken, tokenizer.model)"
     )
 
 
@@ -198,6 +200,11 @@ def load_tokenizer(
         from .tekken import load_tekken
 
         return load_tekken(target, data)
+    if kind == "purebpe" and Path(path).is_dir():
+        from ..formats import load
+
+        # purebpe's folder: every format saved in it is read, checked and held to the others.
+        return Tokenizer.from_model(load(path))
     if kind == "purebpe" and target.name.endswith((".tiktoken", ".tiktoken.gz")):
         return _load_with_sidecar(target)
     if kind == "purebpe":

@@ -21,6 +21,7 @@ from typing import Any, List, Mapping, Union
 
 from .. import decoders, models, normalizers, pre_tokenizers, processors
 from ..errors import MALFORMED, PureBPEError, naming_errors
+from ..normalizers.pattern import patterns_from
 from ..vocab import check_dense_ids
 from .added import AddedToken, AddedVocabulary
 from .fast import fast_engine
@@ -92,7 +93,8 @@ def from_document(document: Any, name: str = "tokenizer.json") -> HFTokenizer:
     """The pipeline of a parsed ``tokenizer.json``; errors name ``name``."""
     # IndexError and RecursionError too: a pipeline's parts index lists and nest.
     malformed = MALFORMED + (IndexError, RecursionError)
-    return naming_errors(name, "HF tokenizer.json", lambda: _build(document, name), malformed)
+    with patterns_from(name):  # a regex that gives up while encoding names the file
+        return naming_errors(name, "HF tokenizer.json", lambda: _build(document, name), malformed)
 
 
 def _part(document: Mapping[str, Any], key: str, build: Any) -> Any:

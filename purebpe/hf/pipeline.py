@@ -27,6 +27,7 @@ from ..pre_tokenizers import PreTokenizer, split_text
 from ..processors import Encoding, PostProcessor, process
 from ..tokenizer import Tokenizer
 from .added import AddedToken, AddedVocabulary
+from .origin import first_metaspace, origin_chars
 from .streaming import IdStream
 
 __all__ = ["HFTokenizer"]
@@ -62,6 +63,8 @@ class HFTokenizer:
         self.fast = fast
         self.document = document
         self.name = name
+        # first_metaspace of the pre-tokenizer, kept with the pre-tokenizer it was found in.
+        self._placed: Tuple[Optional[PreTokenizer], Optional[bool]] = (None, None)
 
     def __repr__(self) -> str:
         return f"<HFTokenizer {self.name} vocab_size={self.vocab_size}{' fast' if self.fast else ''}>"
@@ -176,24 +179,67 @@ class HFTokenizer:
     def _encode_ids(self, text: str, out: List[int]) -> None:
         added = self.added
         segments = added.find(text, raw=True) if added.has_raw else [(None, 0, len(text))]
-        normalizer = self.normalizer
         for tid, start, end in segments:
             if tid is not None:
                 out.append(tid)
+            else:
+                self._encode_segment(text[start:end], start == 0, out)
+
+    def _encode_segment(self, segment: str, first: bool, out: List[int]) -> None:
+        """Ids of a stretch between raw added tokens; ``first``: it starts the input."""
+        normalizer = self.normalizer
+        added = self.added
+        # The pieces starting on the first ``origin`` normalized characters start the input
+        # (HF: original offset 0), what Metaspace("first") asks (:mod:`purebpe.hf.origin`).
+        origin = 1 if first else 0
+        if first and normalizer is not None and self.pre_tokenizer is not None:
+            placed = self.metaspace_placed()
+            if placed is not None:
+                counted = origin_chars(normalizer, segment)
+                assert counted is not None  # the whole segment decides
+                origin = counted
+                if origin > 1 and placed:
+                    # Some step before Metaspace may cut those characters apart: the
+                    # pieces' own offsets say which start the input.
+                    self._encode_aligned(segment, out)
+                    return
+        if normalizer is not None:
+            segment = normalizer.normalize_str(segment)
+        if added.has_normalized:
+            for tid, a, b in added.find(segment, raw=False):
+                if tid is not None:
+                    out.append(tid)
+                else:
+                    self._encode_plain(segment[a:b], a < origin, out)
+        elif segment:
+            self._encode_plain(segment, origin > 0, out)
+
+    def metaspace_placed(self) -> Optional[bool]:
+        """:func:`purebpe.hf.origin.first_metaspace` of the pre-tokenizer (kept while it stays)."""
+        pre_tokenizer, placed = self._placed
+        if pre_tokenizer is not self.pre_tokenizer:
+            placed = first_metaspace(self.pre_tokenizer)
+            self._placed = (self.pre_tokenizer, placed)
+        return placed
+
+    def _encode_aligned(self, segment: str, out: List[int]) -> None:
+        """Ids of the first segment through the aligned pipeline (:meth:`_encode_offsets`'s)."""
+        normalized = Normalized.of(segment)
+        if self.normalizer is not None:
+            normalized = self.normalizer.normalize(normalized)
+        text = normalized.text
+        parts = self.added.find(text, raw=False) if self.added.has_normalized else [(None, 0, len(text))]
+        encode_piece = self.model.encode_piece
+        for tid, a, b in parts:
+            if tid is not None:
+                out.append(tid)
                 continue
-            segment = text[start:end]
-            if normalizer is not None:
-                segment = normalizer.normalize_str(segment)
-            if added.has_normalized:
-                for tid2, a, b in added.find(segment, raw=False):
-                    if tid2 is not None:
-                        out.append(tid2)
-                    else:
-                        # The piece starts the input (HF: its original offset is 0) only
-                        # when nothing comes before it; what Metaspace("first") asks.
-                        self._encode_plain(segment[a:b], start == 0 and a == 0, out)
-            elif segment:
-                self._encode_plain(segment, start == 0, out)
+            pieces = [normalized.slice(a, b)] if a < b else []
+            if self.pre_tokenizer is not None:
+                pieces = self.pre_tokenizer.pre_tokenize(pieces)
+            for piece in pieces:
+                if piece.text:
+                    out += encode_piece(piece.text)
 
     def _encode_plain(self, text: str, at_origin: bool, out: List[int]) -> None:
         """Ids of normalized text holding no added token: pre-tokenizer, then the model."""
@@ -280,6 +326,10 @@ class HFTokenizer:
         >>> from_document({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}}).decode([0, 1])
         'a b'
         """
+        return self.decode_tokens(self.tokens_of(ids, skip_special_tokens))
+
+    def tokens_of(self, ids: Iterable[int], skip_special_tokens: bool = False) -> List[str]:
+        """The token of each id, as :meth:`decode` reads them (unknown ids left out)."""
         tokens: List[str] = []
         added = self.added
         model_tokens = self.model.id_to_token
@@ -295,6 +345,10 @@ class HFTokenizer:
             if skip_special_tokens and token in added.special_contents:
                 continue
             tokens.append(token)
+        return tokens
+
+    def decode_tokens(self, tokens: List[str]) -> str:
+        """The text of ``tokens``: the decoder's, or (no decoder) the tokens joined by spaces."""
         if self.decoder is None:
             return " ".join(tokens)
         return self.decoder.decode(tokens)

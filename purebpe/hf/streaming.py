@@ -49,6 +49,7 @@ from ..pre_tokenizers.cuts import BOUNDARY, TRANSPARENT, PairRule
 from ..pretokenize import cut_finder
 from ..tokenizer import STREAM_CHARS
 from .added import Found
+from .origin import origin_chars
 
 if TYPE_CHECKING:
     from .pipeline import HFTokenizer
@@ -244,6 +245,17 @@ class IdStream:
         self._normalized = tok.added.stream(raw=False)
         self._normalizer = normalizer_stream(tok.normalizer)
         self._plain = _PlainStream(tok)
+        # Where the first segment's pieces start the input (Metaspace("first") after a
+        # normalizer, :mod:`purebpe.hf.origin`): its raw text and normalized text are kept
+        # (``_probe``, ``_pending``) until the prefix read decides how many normalized
+        # characters come from offset 0; ``_origin_left`` then counts those not yet passed
+        # on, and ``_whole`` holds the segment when a step before Metaspace could cut them
+        # apart (encoded whole at its end, as ``encode`` does).
+        self._placed = None if tok.normalizer is None else tok.metaspace_placed()
+        self._probe: Optional[List[str]] = None if self._placed is None else []
+        self._pending = ""
+        self._origin_left = 0
+        self._whole: Optional[List[str]] = None
         #: The most characters of the input held at once, not yet turned into ids.
         self.most_held = 0
         self._ids = self._run(chunks)
@@ -256,7 +268,9 @@ class IdStream:
 
     def held(self) -> int:
         """Characters held now by the steps (not counting input not yet handed to them)."""
-        held = self._normalizer.held() + len(self._plain.buf)
+        held = self._normalizer.held() + len(self._plain.buf) + len(self._pending)
+        for part in self._whole or self._probe or ():
+            held += len(part)
         for stream in (self._raw, self._normalized):
             if stream is not None:
                 held += stream.held()
@@ -295,13 +309,57 @@ class IdStream:
         out.append(tid)
 
     def _segment_text(self, text: str, out: List[int]) -> None:
-        self._normalized_text(self._normalizer.feed(text), out)
+        if self._whole is not None:
+            self._whole.append(text)
+            return
+        normalized = self._normalizer.feed(text)
+        if self._probe is None:
+            self._normalized_text(normalized, out)
+            return
+        self._probe.append(text)
+        self._pending += normalized
+        if self._pending:
+            self._settle(False, out)
+
+    def _settle(self, complete: bool, out: List[int]) -> None:
+        """Decide where the first segment's pieces start the input, if its text read so
+        far (all of it: ``complete``) tells, and pass on the normalized text kept meanwhile."""
+        assert self._probe is not None and self._tok.normalizer is not None
+        raw = "".join(self._probe)
+        origin = origin_chars(self._tok.normalizer, raw, complete)
+        if origin is None:
+            self._probe = [raw]
+            return
+        self._probe = None
+        pending, self._pending = self._pending, ""
+        if origin > 1 and self._placed:
+            self._whole = [raw]
+            self._normalizer = normalizer_stream(self._tok.normalizer)  # what it held is in raw
+            return
+        self._origin_left = origin
+        self._plain._at_origin = origin > 0
+        self._normalized_text(pending, out)
 
     def _normalized_text(self, text: str, out: List[int]) -> None:
         if self._normalized is None:
             self._plain.feed(text, out)
             return
-        self._events(self._normalized.feed(text), self._plain.feed, self._normalized_token, out)
+        self._normalized_events(self._normalized.feed(text), out)
+
+    def _normalized_events(self, events: List[Found], out: List[int]) -> None:
+        if self._origin_left <= 1:
+            self._events(events, self._plain.feed, self._normalized_token, out)
+            return
+        # A token inside the characters made of the first: what follows it may still
+        # start the input.
+        for tid, text in events:
+            if tid is None:
+                self._plain.feed(text, out)
+            else:
+                self._normalized_token(tid, out)
+            self._origin_left = max(0, self._origin_left - len(text))
+            if tid is not None:
+                self._plain._at_origin = self._origin_left > 0
 
     def _normalized_token(self, tid: int, out: List[int]) -> None:
         self._plain.finish(out)
@@ -309,10 +367,24 @@ class IdStream:
 
     def _end_segment(self, out: List[int]) -> None:
         """The segment ends (a raw token follows, or the stream ends): every step finishes."""
-        self._normalized_text(self._normalizer.finish(), out)
+        if self._whole is not None:
+            self._tok._encode_segment("".join(self._whole), True, out)
+            self._whole = None
+            self._plain._at_origin = False
+            return
+        rest = self._normalizer.finish()
+        if self._probe is not None:
+            self._pending += rest
+            self._settle(True, out)
+            if self._whole is not None:
+                self._end_segment(out)
+                return
+        else:
+            self._normalized_text(rest, out)
         if self._normalized is not None:
-            self._events(self._normalized.finish(), self._plain.feed, self._normalized_token, out)
+            self._normalized_events(self._normalized.finish(), out)
         self._plain.finish(out)
+        self._origin_left = 0
 
     @staticmethod
     def _events(events: List[Found], text_step: _TextStep, token_step: _TokenStep, out: List[int]) -> None:

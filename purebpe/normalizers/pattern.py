@@ -8,8 +8,10 @@ A ``String`` pattern is found with ``str.find`` (HF escapes it into a regular ex
 which finds the same leftmost non-overlapping occurrences).  A ``Regex`` pattern goes through
 :mod:`purebpe.pretokenize`: a string that is one of the named patterns runs on that pattern's
 fast splitter (every one of their pieces is a match: the named patterns match every
-character), anything else is compiled by the optional ``regex`` package
-(:func:`purebpe.pretokenize.custom.compiled`, where untrusted patterns are bounded).
+character), anything else is compiled by the optional ``regex`` package and searched
+within a time budget (:func:`purebpe.pretokenize.custom.bounded_finditer`: a pattern from a
+file is untrusted input); one that gives up names the file being read when the pattern was
+built (:func:`patterns_from`, which :mod:`purebpe.hf.loader` sets).
 
 HF compiles its regexes with Oniguruma in Ruby syntax.  :func:`regex_source` rewrites
 one into ``regex`` syntax with the same meaning (the named-pattern check is made on the
@@ -24,7 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .. import pretokenize
 from ..errors import PureBPEError
@@ -33,6 +37,19 @@ from ..pretokenize.re_forms import re_finditer
 
 #: A stretch of text ``(start, end, is_match)``.
 Match = Tuple[int, int, bool]
+
+#: The file the patterns built now come from (:func:`patterns_from`).
+_ORIGIN: "ContextVar[str]" = ContextVar("purebpe_pattern_origin", default="")
+
+
+@contextmanager
+def patterns_from(origin: str) -> Iterator[None]:
+    """Patterns built inside this block name ``origin`` when their search gives up."""
+    token = _ORIGIN.set(origin)
+    try:
+        yield
+    finally:
+        _ORIGIN.reset(token)
 
 
 def named_pattern(source: str) -> Optional[str]:
@@ -237,7 +254,9 @@ class HFPattern:
                 self._split = pretokenize.splitter(self.name)
             else:
                 # A regex real files use may have an ``re`` form: the same matches, faster.
-                self._finditer = re_finditer(source) or custom.compiled(translated).finditer
+                self._finditer = re_finditer(source) or custom.bounded_finditer(
+                    translated, _ORIGIN.get(), source
+                )
 
     @property
     def named_split(self) -> Optional[Callable[[str], List[str]]]:

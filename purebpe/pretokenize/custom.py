@@ -121,11 +121,12 @@ def regex_budget(length: int) -> float:
     return REGEX_BASE_SECONDS + length * REGEX_SECONDS_PER_CHAR
 
 
-def bounded_finditer(source: str, origin: str = "") -> Callable[[str], Iterator[Any]]:
+def bounded_finditer(source: str, origin: str = "", shown: str = "") -> Callable[[str], Iterator[Any]]:
     """``finditer`` of ``source`` that gives up after :func:`regex_budget` seconds.
 
     A pattern that backtracks catastrophically raises :class:`PureBPEError`, one line
-    naming ``origin`` (the file the pattern was read from), instead of running for hours.
+    naming ``origin`` (the file the pattern was read from) and the pattern as the file
+    spells it (``shown``, if ``source`` is a rewriting of it), instead of running for hours.
 
     >>> [m.group() for m in bounded_finditer(r"\\d+")("a1b22")]    # doctest: +SKIP
     ['1', '22']
@@ -139,7 +140,7 @@ def bounded_finditer(source: str, origin: str = "") -> Callable[[str], Iterator[
         except TimeoutError:
             where = f"{origin}: " if origin else ""
             raise PureBPEError(
-                f"{where}pre-tokenization pattern {excerpt(source)} gave up after {budget:.1f} s "
+                f"{where}pre-tokenization pattern {excerpt(shown or source)} gave up after {budget:.1f} s "
                 f"on a text of {len(text):,} characters (catastrophic backtracking; a pattern "
                 "from a file is untrusted input)"
             ) from None
