@@ -137,7 +137,7 @@ def test_bad_tokenizer_files_give_one_line(tmp_path: Path, capsysbinary: Any) ->
     for args, message in [
         (["--tokenizer", str(unigram)], "Unigram"),
         (["--tokenizer", str(truncated)], "not a tokenizer file"),
-        (["--tokenizer", str(ranks)], "holds no pattern"),
+        (["--tokenizer", str(ranks)], "holds no pattern: name it with --encoding"),
         (["--tokenizer", str(unigram), "--encoding", "llama3"], "for rank files"),
         (["--tokenizer", str(tmp_path / "missing.json")], "no such file"),
     ]:

@@ -98,10 +98,14 @@ def add_tokenizer_arguments(parser: argparse.ArgumentParser) -> None:
 def open_tokenizer(path: str, encoding: Optional[str]) -> "Union[Tokenizer, HFTokenizer]":
     """The tokenizer ``--tokenizer`` names, as :meth:`purebpe.Tokenizer.from_file` reads it:
     an HF ``tokenizer.json`` with its whole pipeline, any other kind on purebpe's engine."""
+    from ..files.tiktoken_models import PatternNeeded
     from ..tokenizer import Tokenizer
 
     options = {} if encoding is None else {"encoding": encoding}
-    tokenizer: "Union[Tokenizer, HFTokenizer]" = Tokenizer.from_file(path, **options)
+    try:
+        tokenizer: "Union[Tokenizer, HFTokenizer]" = Tokenizer.from_file(path, **options)
+    except PatternNeeded as missing:
+        raise PatternNeeded(missing.path, "name it with --encoding") from None
     return tokenizer
 
 

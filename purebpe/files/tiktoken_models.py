@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MODEL_ENCODINGS",
     "ModelEncoding",
+    "PatternNeeded",
     "WHISPER_LANGUAGES",
     "load_tiktoken_model",
     "model_encoding",
@@ -63,6 +64,18 @@ def _from_id(start: int, names: List[str]) -> Callable[[int], Dict[str, int]]:
         return {name: start + i for i, name in enumerate(names)}
 
     return specials
+
+
+class PatternNeeded(PureBPEError):
+    """A rank file loaded without its pattern: the caller must name its encoding (the
+    command line says how with its own option, ``--encoding``)."""
+
+    def __init__(self, path: Union[str, Path], how: str) -> None:
+        from ..tiktoken_compat import ENCODINGS
+
+        names = ", ".join([*ENCODINGS, *MODEL_ENCODINGS])
+        super().__init__(f"{path}: a tiktoken-format rank file holds no pattern: {how} (one of {names})")
+        self.path = path
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -273,10 +286,7 @@ def load_tiktoken_model(
     if special_tokens is not None:
         specials = special_tokens
     if pretokenizer is None:
-        raise PureBPEError(
-            f"{path}: a tiktoken-format rank file holds no pattern: give pattern= (a pattern "
-            f"string or a name) or encoding= (one of {', '.join([*ENCODINGS, *MODEL_ENCODINGS])})"
-        )
+        raise PatternNeeded(path, "give pattern= (a pattern string or a name) or encoding=")
     return Tokenizer.from_ranks(
         ranks,
         specials or {},
