@@ -90,11 +90,20 @@ def test_encode_gives_hfs_ids_per_document_and_decode_hfs_text(
     )
     assert status == 0, err
     text = (tmp_path / "back.txt").read_bytes().decode("utf-8")
+    status, _, err = _run(
+        ["decode", "--tokenizer", str(path), str(tmp_path / "ids1.bin"), "--skip-special-tokens"]
+        + ["-o", str(tmp_path / "plain.txt")],
+        capsysbinary,
+    )
+    assert status == 0, err
+    plain = (tmp_path / "plain.txt").read_bytes().decode("utf-8")
     tokenizers = hf_tokenizers()
     if tokenizers is not None:
         hf = tokenizers.Tokenizer.from_file(str(path))
         assert text == hf.decode(expected, skip_special_tokens=False)
+        assert plain == hf.decode(expected, skip_special_tokens=True)
     assert text == tok.decode(expected)
+    assert plain == tok.decode(expected, skip_special_tokens=True) and separator not in plain
 
 
 def test_a_rank_file_takes_its_encoding(tmp_path: Path, capsysbinary: Any) -> None:
@@ -125,6 +134,11 @@ def test_a_rank_file_takes_its_encoding(tmp_path: Path, capsysbinary: Any) -> No
         ["decode", "--tokenizer", str(path), "--encoding", "whisper", str(out)], capsysbinary
     )
     assert status == 0 and text == "<|endoftext|>".join(docs) + "<|endoftext|>", err
+    status, text, err = _run(
+        ["decode", "--tokenizer", str(path), "--encoding", "whisper", str(out), "--skip-special-tokens"],
+        capsysbinary,
+    )
+    assert status == 0 and text == "Hello world, Grüße 世界 😀안녕하세요\n\n  code(x) = 1", err
 
 
 def test_bad_tokenizer_files_give_one_line(tmp_path: Path, capsysbinary: Any) -> None:
@@ -156,8 +170,9 @@ def test_decoding_in_parts_gives_the_decode_of_the_whole(name: str, data: st.Dat
     batches = [ids[i:j] for i, j in zip([0] + cuts, cuts + [len(ids)])]
     saved = decoding.HOLD_TOKENS
     decoding.HOLD_TOKENS = data.draw(st.sampled_from([1, 9]), label="hold")  # look for a cut at every batch
+    skip = data.draw(st.booleans(), label="skip_special_tokens")
     try:
-        assert "".join(decoding.decoded(tok, batches)) == tok.decode(ids)
+        assert "".join(decoding.decoded(tok, batches, skip)) == tok.decode(ids, skip)
     finally:
         decoding.HOLD_TOKENS = saved
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional, Set
 
 from ..errors import PureBPEError
 from ..hf import HFTokenizer
@@ -32,13 +32,19 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Decode token ids (whitespace-separated text, .npy, or raw uint16/uint32 .bin) from "
             "FILE or stdin back to UTF-8 text. Bytes that do not form valid UTF-8 become U+FFFD. "
-            "With an HF tokenizer.json the text is HF's decode(ids) (its decoder; special tokens "
-            "kept, unknown ids left out, as HF does)."
+            "With an HF tokenizer.json the text is HF's decode(ids) (its decoder; unknown ids "
+            "left out, as HF does)."
         ),
     )
     add_tokenizer_arguments(parser)
     parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="ids to decode (default: stdin)")
     parser.add_argument("-o", "--output", default="-", metavar="OUTPUT", help="(default: stdout)")
+    parser.add_argument(
+        "--skip-special-tokens",
+        action="store_true",
+        help="leave special tokens out of the text (a document separator, say): HF's "
+        "decode(ids, skip_special_tokens=True); by default they are kept",
+    )
     add_format_arguments(parser, "the input")
     parser.set_defaults(func=run)
 
@@ -57,10 +63,11 @@ def run(args: argparse.Namespace) -> int:
         batches = read_ids(stream, source, format, dtype)
         with atomic_output(args.output) as out:
             if isinstance(tokenizer, HFTokenizer):
-                for text in decoded(tokenizer, batches):
+                for text in decoded(tokenizer, batches, args.skip_special_tokens):
                     out.write(text.encode("utf-8", "replace"))
             else:
-                write_text_stream(out, _decoded(tokenizer, batches, source))
+                skipped = set(tokenizer.special_ids.values()) if args.skip_special_tokens else set()
+                write_text_stream(out, _decoded(tokenizer, batches, source, skipped))
     return 0
 
 
@@ -81,12 +88,15 @@ def raw_dtype(path: str, chosen: Optional[str]) -> str:
     return chosen
 
 
-def _decoded(tokenizer: Tokenizer, batches: Iterator[List[int]], source: str) -> Iterator[bytes]:
-    """The bytes of each batch; a bad id is reported with its position in the whole input."""
+def _decoded(
+    tokenizer: Tokenizer, batches: Iterator[List[int]], source: str, skipped: Set[int]
+) -> Iterator[bytes]:
+    """The bytes of each batch, the ids in ``skipped`` left out; a bad id is reported with
+    its position in the whole input."""
     position = 0
     for batch in batches:
         try:
-            yield tokenizer.decode_bytes(batch)
+            yield tokenizer.decode_bytes([tid for tid in batch if tid not in skipped] if skipped else batch)
         except PureBPEError:
             for index, tid in enumerate(batch):
                 try:

@@ -97,10 +97,12 @@ def _separable(steps: List[Decoder], left: List[str], right: List[str]) -> bool:
     return True
 
 
-def decoded(tok: "HFTokenizer", batches: Iterable[List[int]]) -> Iterator[str]:
+def decoded(
+    tok: "HFTokenizer", batches: Iterable[List[int]], skip_special_tokens: bool = False
+) -> Iterator[str]:
     """The text of all the ids of ``batches``, as ``tok.decode`` of their concatenation
-    gives it (special tokens kept), in parts: the ids held are those since the last place
-    the decoder can be cut (see the module docstring).
+    gives it (with ``skip_special_tokens``), in parts: the ids held are those since the
+    last place the decoder can be cut (see the module docstring).
 
     >>> from purebpe.hf.loader import from_document
     >>> tok = from_document({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}})
@@ -113,7 +115,7 @@ def decoded(tok: "HFTokenizer", batches: Iterable[List[int]]) -> Iterator[str]:
     checked = 0  # places before this one were found unsafe
     between = ""  # what goes before the next part
     for batch in batches:
-        held += tok.tokens_of(batch)
+        held += tok.tokens_of(batch, skip_special_tokens)
         if len(held) < HOLD_TOKENS:
             continue
         cut = len(held) - WINDOW
