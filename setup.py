@@ -28,6 +28,7 @@ HOT_MODULES: List[str] = [
     "purebpe/pretokenize/o200k.py",
     "purebpe/pretokenize/superwords.py",
     "purebpe/encoding_sink.py",  # what the scanners hand each pre-token to when encoding
+    "purebpe/word_encoder.py",  # a new pre-token's ids
     "purebpe/trainers/bucket.py",  # the merge loops of the variants "auto" picks
     "purebpe/trainers/pair_index.py",
     "purebpe/trainers/positional.py",
