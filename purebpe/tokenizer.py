@@ -560,7 +560,13 @@ class Tokenizer:
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
         if self._scan is not None:
-            self._scan(text, EncodingSink(self._cache, out, self._encoder))
+            sink = EncodingSink(self._cache, out, self._encoder)
+            try:
+                self._scan(text, sink)
+                sink.finish()
+            except BaseException:
+                sink.abandon()  # the cache must not keep a placeholder
+                raise
         else:
             self._encode_words(self._split(text), out)
 

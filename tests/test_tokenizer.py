@@ -435,6 +435,18 @@ def test_a_byte_missing_from_the_vocab_is_an_error_only_when_text_needs_it() -> 
         no_ff.encode_bytes(b"a\xff")
 
 
+@pytest.mark.parametrize("engine", ["scanner", "re"])
+def test_a_failed_encode_leaves_the_word_cache_sound(engine: str) -> None:
+    # The scanner's sink encodes a piece's new words after the scan, holding placeholders
+    # in the cache meanwhile: a word that fails must take them out again.
+    with mock.patch.object(tokenizer_module, "ENGINE", engine):
+        tok = Tokenizer(CS336_VOCAB, CS336_MERGES)
+    with pytest.raises(PureBPEError, match="which b' zeta' needs"):
+        tok.encode("the cat zeta ate")
+    assert all(min(ids) >= 0 for ids in tok.word_cache.values())
+    assert tok.encode("the cat ate") == [9, 7, 1, 5, 10, 3]
+
+
 def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: Path) -> None:
     model.save(tmp_path, "gpt2")
     # Re-number the ids as GPT-2's files do: printable bytes first ('!' is 0).
