@@ -92,17 +92,24 @@ class WordEncoder:
 
 def _merge(parts: List[int], pair_ranks: List[int], pairs: Dict[int, int]) -> None:
     """Merge ``parts`` in place (``pair_ranks[i]``: the packed rank of parts ``i``, ``i + 1``)."""
-    while pair_ranks:
-        best = min(pair_ranks)
+    n = len(pair_ranks)
+    while n > 0:
+        best = pair_ranks[0]
+        at = 0
+        for i in range(1, n):
+            rank = pair_ranks[i]
+            if rank < best:
+                best = rank
+                at = i
         if best == NO_MERGE:
             break
-        at = pair_ranks.index(best)  # the leftmost pair of that rank
         new = best & PAIR_MASK
         parts[at] = new
         del parts[at + 1]
         del pair_ranks[at]
+        n -= 1
         # Only the pairs on either side of the new token changed.
-        if at < len(pair_ranks):
+        if at < n:
             pair_ranks[at] = pairs.get(new << PAIR_SHIFT | parts[at + 1], NO_MERGE)
         if at > 0:
             pair_ranks[at - 1] = pairs.get(parts[at - 1] << PAIR_SHIFT | new, NO_MERGE)
