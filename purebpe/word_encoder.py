@@ -98,7 +98,7 @@ def _merge(parts: List[int], pair_ranks: List[int], pairs: Dict[int, int]) -> No
         at = 0
         for i in range(1, n):
             rank = pair_ranks[i]
-            if rank < best:
+            if rank < best:  # strictly: the leftmost pair of the lowest rank
                 best = rank
                 at = i
         if best == NO_MERGE:
