@@ -22,12 +22,13 @@ from setuptools import setup
 
 #: The loops that dominate training and encoding time (docs/performance.md, "Compiled").
 HOT_MODULES: List[str] = [
-    "purebpe/core.py",  # apply_merges (encoding, replaying merges), merge_word, WordTable
+    "purebpe/core.py",  # apply_merges (replaying merges, the HF BPE model), merge_word, WordTable
     "purebpe/pretokenize/gpt2.py",  # the pattern scanners: counting's inner loop
     "purebpe/pretokenize/cl100k.py",
     "purebpe/pretokenize/o200k.py",
     "purebpe/pretokenize/superwords.py",
     "purebpe/encoding_sink.py",  # what the scanners hand each pre-token to when encoding
+    "purebpe/word_encoder.py",  # a new pre-token's ids
     "purebpe/trainers/bucket.py",  # the merge loops of the variants "auto" picks
     "purebpe/trainers/pair_index.py",
     "purebpe/trainers/positional.py",

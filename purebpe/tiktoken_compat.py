@@ -14,9 +14,9 @@ tiktoken's rule inside a pre-token: start from single bytes, and repeatedly merg
 adjacent pair whose *concatenated bytes* form the token of lowest rank (the leftmost
 such pair on a tie); a pre-token whose bytes are a token is that token at once.
 :func:`concatenation_ranks` writes the first half of that rule in purebpe's shape, a
-table ``{packed (left id, right id): (rank, new id)}`` holding every split of every
-token into two tokens, so :func:`purebpe.core.apply_merges` runs it unchanged; the
-second half is the tokenizer's whole-token shortcut
+table ``{packed (left id, right id): rank << 32 | new id}`` holding every split of every
+token into two tokens, so the tokenizer's merge loop (:mod:`purebpe.word_encoder`) runs
+it unchanged; the second half is the tokenizer's whole-token shortcut
 (:attr:`purebpe.token_tables.TokenTables.whole_tokens`). For rank files made by BPE
 training (the official ones) this equals replaying the merges recovered from the ranks
 (:func:`recover_merges`): a token forms in context only from pieces that formed as in
@@ -38,7 +38,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Uni
 
 import attr
 
-from .core import apply_merges, pack_pair
+from .core import PAIR_SHIFT, apply_merges, pack_pair
 from .errors import PureBPEError, excerpt
 
 __all__ = [
@@ -174,17 +174,16 @@ def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
     return merges
 
 
-def concatenation_ranks(
-    token_of_rank: Mapping[int, bytes], rank_of: Mapping[bytes, int]
-) -> Dict[int, Tuple[int, int]]:
-    """tiktoken's merge rule as ``{packed (left, right): (rank, new id)}`` (module docstring).
+def concatenation_ranks(token_of_rank: Mapping[int, bytes], rank_of: Mapping[bytes, int]) -> Dict[int, int]:
+    """tiktoken's merge rule as ``{packed (left, right): rank << 32 | new id}`` (module
+    docstring; a rank is its token's id).
 
     Every way of cutting each token in two where both halves are tokens is a pair that
     merges into it, with the token's rank as the pair's priority. Only cuts leaving two
     lengths some token has are tried, so one enormous token (a hostile file's 1 MB one)
     costs one pass over it, not one per byte.
     """
-    ranks: Dict[int, Tuple[int, int]] = {}
+    ranks: Dict[int, int] = {}
     get = rank_of.get
     length_set = {len(token) for token in rank_of}
     lengths = sorted(length_set)
@@ -199,7 +198,7 @@ def concatenation_ranks(
                 continue
             right = get(token[cut:])
             if right is not None:
-                ranks[pack_pair(left, right)] = (rank, rank)
+                ranks[pack_pair(left, right)] = rank << PAIR_SHIFT | rank
     return ranks
 
 

@@ -4,9 +4,10 @@
 models, GPT-2's and HF's files); :func:`rank_tables` from tiktoken's ranks, merged by
 tiktoken's rule (:mod:`purebpe.tiktoken_compat`). Both return one :class:`TokenTables`,
 which :class:`purebpe.Tokenizer` sets itself up from: ``ranks``, a dict from a packed pair
-of ids (``left << 32 | right``) to ``(rank, new_id)``, the table
-:func:`purebpe.core.apply_merges` runs on; ``byte_ids``, the id of each byte's token; the
-vocabulary and the special tokens' ids. Cost: linear in the vocabulary and the merges.
+of ids (``left << 32 | right``) to ``rank << 32 | new_id``, the table
+:class:`purebpe.word_encoder.WordEncoder` merges with; ``byte_ids``, the id of each
+byte's token; the vocabulary and the special tokens' ids. Cost: linear in the
+vocabulary and the merges.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .errors import PureBPEError
 from .specials import AllowedSpecial, DisallowedSpecial, check_special_tokens
 from .tiktoken_compat import concatenation_ranks
 from .vocab import check_pair_table, special_text, unmerged_tokens
+from .word_encoder import pack_rank
 
 #: ``byte_ids[b]`` of a byte the vocab has no token for.
 NO_TOKEN = -1
@@ -35,8 +37,8 @@ class TokenTables:
     special_ids: Dict[str, int]
     #: The id of each byte's token (:data:`NO_TOKEN` where the vocab has none).
     byte_ids: List[int]
-    #: ``{packed (left, right): (rank, new_id)}``: what :func:`purebpe.core.apply_merges` uses.
-    ranks: Dict[int, Tuple[int, int]]
+    #: ``{packed (left, right): rank << 32 | new_id}``: what the word encoder merges with.
+    ranks: Dict[int, int]
     #: The merges in order; ``None`` for ranks, whose merges are recovered when asked for.
     merges: Optional[List[Tuple[bytes, bytes]]]
     #: tiktoken's shortcut: a pre-token whose bytes are a token is that token (ranks only).
@@ -144,16 +146,14 @@ def _assign_special_ids(
     return special_ids
 
 
-def _merge_ranks(
-    merges: Sequence[Tuple[bytes, bytes]], ids_of: Dict[bytes, List[int]]
-) -> Dict[int, Tuple[int, int]]:
-    """``{packed (left, right): (rank, new_id)}`` for every id pair spelling each merge.
+def _merge_ranks(merges: Sequence[Tuple[bytes, bytes]], ids_of: Dict[bytes, List[int]]) -> Dict[int, int]:
+    """``{packed (left, right): rank << 32 | new_id}`` for every id pair spelling each merge.
 
     Where two ordinary tokens have the same bytes, the k-th merge making those bytes gets
     the k-th smallest of their ids.
     """
     check_pair_table({token: len(ids) for token, ids in ids_of.items()}, merges)
-    ranks: Dict[int, Tuple[int, int]] = {}
+    ranks: Dict[int, int] = {}
     made: Dict[bytes, int] = {}  # how many merges so far produced each byte string
     for rank, (left, right) in enumerate(merges):
         if left not in ids_of or right not in ids_of:
@@ -169,5 +169,5 @@ def _merge_ranks(
         new_id = holders[min(nth, len(holders) - 1)]
         for left_id in ids_of[left]:
             for right_id in ids_of[right]:
-                ranks.setdefault(pack_pair(left_id, right_id), (rank, new_id))
+                ranks.setdefault(pack_pair(left_id, right_id), pack_rank(rank, new_id))
     return ranks

@@ -1,21 +1,22 @@
 """Encoding text to token ids and back with a trained byte-level BPE model.
 
 What it keeps: the tables of :mod:`purebpe.token_tables` (``ranks``, a dict from a packed
-pair of ids (``left << 32 | right``) to ``(rank, new_id)``; the id of each of the 256 bytes;
-the special tokens' ids), built once by :func:`~purebpe.token_tables.merge_tables` or
-:func:`~purebpe.token_tables.rank_tables`; a list indexed by id (``None`` in gaps) for
-decoding; the special-token policy of its calls (:class:`purebpe.specials.SpecialPolicy`);
-and a word cache ``{pre-token: ids}``. The tables are private: they are the engine's.
+pair of ids (``left << 32 | right``) to ``rank << 32 | new_id``; the id of each of the 256
+bytes; the special tokens' ids), built once by :func:`~purebpe.token_tables.merge_tables`
+or :func:`~purebpe.token_tables.rank_tables`, in a :class:`~purebpe.word_encoder.WordEncoder`;
+a list indexed by id (``None`` in gaps) for decoding; the special-token policy of its
+calls (:class:`purebpe.specials.SpecialPolicy`); and a word cache ``{pre-token: ids}``.
+The tables are private: they are the engine's.
 
 How it works: the text is split on special tokens (longest match first, like training),
 each ordinary piece is pre-tokenized exactly as training did (the model's pattern, or
 one word per line for ``pretokenizer="none"``), and each pre-token is looked up in the
-cache or encoded by :func:`purebpe.core.apply_merges`: its UTF-8 bytes, then repeatedly
-the lowest-ranked adjacent pair merged, leftmost first. This is the same routine training
-uses to replay merges, so encoding a training word gives the tokens training ended with.
-A tokenizer built from tiktoken ranks (:meth:`Tokenizer.from_ranks`) runs the same
-routine on a table holding tiktoken's rule (:mod:`purebpe.tiktoken_compat`), and takes a
-pre-token that is a token whole, as tiktoken does.
+cache or encoded by the word encoder: its UTF-8 bytes, then repeatedly the lowest-ranked
+adjacent pair merged, leftmost first -- the rule training replays merges by
+(:func:`purebpe.core.apply_merges`), so encoding a training word gives the tokens
+training ended with. A tokenizer built from tiktoken ranks (:meth:`Tokenizer.from_ranks`)
+runs the same rule on a table holding tiktoken's (:mod:`purebpe.tiktoken_compat`), and
+takes a pre-token that is a token whole, as tiktoken does.
 
 Cost: one pass of the pre-tokenizer over the text and one dict lookup per pre-token; a
 cache miss costs O(merges applied x word length), O(n log n) for long words. The cache
@@ -50,8 +51,7 @@ from typing import (
     Union,
 )
 
-from .core import apply_merges
-from .encoding_sink import EncodingSink
+from .encoding_sink import CACHE_SIZE, EncodingSink
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
 from .pretokenize import DEFAULT_COUNT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
@@ -72,8 +72,9 @@ from .tiktoken_compat import (
     recover_merges,
     tokens_starting_with,
 )
-from .token_tables import NO_TOKEN, TokenTables, merge_tables, rank_tables
+from .token_tables import TokenTables, merge_tables, rank_tables
 from .vocab import check_dense_ids
+from .word_encoder import WordEncoder
 
 if TYPE_CHECKING:
     from .model import BPEModel, PathLike
@@ -87,8 +88,6 @@ __all__ = [
     "Tokenizer",
 ]
 
-#: Words kept in the cache before it is cleared.
-CACHE_SIZE = 1 << 17
 #: Characters :meth:`Tokenizer.encode_iterable` gathers before it looks for a place to cut.
 STREAM_CHARS = 1 << 18
 #: Long texts are pre-tokenized in pieces of about this many bytes, cut where cutting
@@ -153,13 +152,11 @@ class Tokenizer:
         self.vocab = tables.vocab
         self.special_ids = tables.special_ids
         self._merges = tables.merges
-        #: The engine's tables (private: encoding reads them on every word).
-        self._ranks = tables.ranks
         self._byte_ids = tables.byte_ids
         #: tiktoken's shortcut: a pre-token whose bytes are a token is that token.
         self._whole_tokens = tables.whole_tokens
-        # With the canonical layout (id b is byte b) a word's UTF-8 bytes are its ids already.
-        self._canonical_bytes = tables.byte_ids == list(range(256))
+        #: The engine: a new pre-token's ids (private: it holds the tables).
+        self._encoder = WordEncoder(tables.ranks, tables.byte_ids, tables.whole_tokens)
         size = max(self.vocab) + 1 if self.vocab else 0
         self._id_to_bytes: List[Optional[bytes]] = [None] * size
         for tid, token in self.vocab.items():
@@ -563,47 +560,33 @@ class Tokenizer:
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
         if self._scan is not None:
-            self._scan(text, EncodingSink(self._cache, out, self._encode_new_word))
+            sink = EncodingSink(self._cache, out, self._encoder)
+            try:
+                self._scan(text, sink)
+                sink.finish()
+            except BaseException:
+                sink.abandon()  # the cache must not keep a placeholder
+                raise
         else:
             self._encode_words(self._split(text), out)
 
     def _encode_words(self, words: List[str], out: List[int]) -> None:
         """Append the ids of pre-tokens, through the word cache."""
         get = self._cache.get
+        sink = EncodingSink(self._cache, out, self._encoder)
         for word in words:
             ids = get(word)
             if ids is None:
-                ids = self._encode_new_word(word)
+                ids = sink.new_word(word)
             out += ids
-
-    def _encode_new_word(self, word: str) -> List[int]:
-        """The ids of a pre-token not in the word cache, which then holds them."""
-        ids = self._encode_word(word)
-        cache = self._cache
-        if len(cache) >= CACHE_SIZE:
-            cache.clear()
-        cache[word] = ids
-        return ids
 
     def _encode_word(self, word: str) -> List[int]:
         """The ids of one pre-token: its UTF-8 bytes with the learned merges applied."""
-        data = word.encode("utf-8")
-        if self._whole_tokens is not None:
-            whole = self._whole_tokens.get(data)
-            if whole is not None:
-                return [whole]
-        return self._bpe(data)
+        return self._encoder.encode_word(word)
 
     def _bpe(self, data: bytes) -> List[int]:
         """The ids of ``data`` as one piece: its bytes with the merges applied."""
-        if self._canonical_bytes:
-            return list(apply_merges(data, self._ranks))
-        byte_ids = self._byte_ids
-        start = [byte_ids[b] for b in data]
-        if NO_TOKEN in start:
-            missing = data[start.index(NO_TOKEN)]
-            raise PureBPEError(f"the vocab has no token for byte 0x{missing:02x}, which {data!r} needs")
-        return list(apply_merges(start, self._ranks))
+        return self._encoder.merge(data)
 
     def _encode_last_apart(self, text: str, pattern: Optional[Pattern[str]]) -> Tuple[List[int], List[int]]:
         """The ids of ``text`` as ``(stable, last)``: ``last`` are those of its last

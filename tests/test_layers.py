@@ -33,7 +33,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("pipeline", ("models", "decoders", "processors")),
     ("ranks", ("tiktoken_compat",)),
     ("formats", ("formats",)),
-    ("tokenizer", ("token_tables", "encoding_sink", "tokenizer")),
+    ("tokenizer", ("word_encoder", "token_tables", "encoding_sink", "tokenizer")),
     ("hf", ("hf",)),
     ("files", ("files",)),
     ("corpus", ("corpus", "readers")),

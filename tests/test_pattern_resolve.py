@@ -102,10 +102,12 @@ def test_from_ranks_takes_tiktokens_own_pattern_string() -> None:
 def test_tiktoken_peer_agrees_on_llama3_and_qwen_splits() -> None:
     tiktoken = pytest.importorskip("tiktoken")
     ranks = {bytes([b]): b for b in range(256)}
-    for name in ("llama3", "qwen"):
+    for name in ("llama3", "qwen", "qwen3.5"):
         enc = tiktoken.Encoding(name, pat_str=PATTERNS[name], mergeable_ranks=ranks, special_tokens={})
         tok = purebpe.Tokenizer.from_ranks(ranks, {}, pretokenizer=PATTERNS[name])
-        for text in ("a\n ", "x 1234567\r\n\t y  ", "it's  \n\n  OK'LL"):
+        assert tok.pretokenizer == name
+        marks = "e\u0301t\u00e9 !\u0301 \u0301\u0939\u093e?"  # in Qwen 3.5's words, not its "other" runs
+        for text in ("a\n ", "x 1234567\r\n\t y  ", "it's  \n\n  OK'LL", marks):
             assert tok.encode(text) == enc.encode(text)
 
 

@@ -31,7 +31,7 @@ from purebpe.pretokenize import (
     utf8_word_counter,
 )
 
-NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken")
+NAMED = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "qwen3.5", "tekken")
 STDLIB_ENGINES = ("scanner", "re")
 
 regex = pytest.importorskip("regex")

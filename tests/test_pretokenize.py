@@ -342,7 +342,7 @@ def test_split_lines_examples() -> None:
 def test_public_constants() -> None:
     assert GPT2_PATTERN == r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
     assert ENGINES == ("scanner", "re", "regex")
-    assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken", "none")
+    assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "llama3", "qwen", "qwen3.5", "tekken", "none")
     assert DEFAULT_ENGINE in STDLIB_ENGINES  # the default never needs the optional package
     assert DEFAULT_COUNT_ENGINE in STDLIB_ENGINES
 
@@ -359,7 +359,7 @@ def test_unknown_engine_raises(bad: str) -> None:
 
 
 def test_unknown_pretokenizer_raises() -> None:
-    with pytest.raises(PureBPEError, match="gpt2, cl100k, o200k, llama3, qwen, tekken, none"):
+    with pytest.raises(PureBPEError, match=r"gpt2, cl100k, o200k, llama3, qwen, qwen3\.5, tekken, none"):
         word_counter("gpt4")
 
 

@@ -34,7 +34,7 @@ from purebpe.pretokenize.re_forms import (
     DEEPSEEK_V3,
     QWEN3_5,
     RE_FORMS,
-    _qwen3_5,
+    qwen3_5_source,
     re_finditer,
 )
 
@@ -91,7 +91,7 @@ def test_qwen3_5_contractions_fold_case_as_regex_does() -> None:
     """Every code point in the place of each letter of ``(?i:'s|'t|'re|'ve|'m|'ll|'d)``:
     the letters the form spells out are exactly the characters ``regex`` folds to them
     (the rest of the form is Qwen 3.5's other alternatives, checked above and below)."""
-    assert _qwen3_5(False).startswith(CONTRACTIONS + "|")
+    assert qwen3_5_source(False).startswith(CONTRACTIONS + "|")
     assert QWEN3_5.startswith(QWEN3_5_CONTRACTIONS + "|")
     reference = regex.compile(QWEN3_5_CONTRACTIONS).finditer
     form = re.compile(CONTRACTIONS).finditer
@@ -100,11 +100,13 @@ def test_qwen3_5_contractions_fold_case_as_regex_does() -> None:
         assert spans(form, text) == spans(reference, text)
 
 
-def test_the_qwen3_5_encoding_runs_on_the_re_form(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rank file's pattern is this string, and checking it and splitting with it never
-    touch ``regex`` (a pattern without a form does)."""
+def test_the_qwen3_5_encoding_runs_on_its_named_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rank file's pattern is this string, which is the named pattern ``"qwen3.5"``
+    (scanner, or this ``re`` form): checking it and splitting with it never touch
+    ``regex`` (a pattern without a form does)."""
     assert MODEL_ENCODINGS["qwen3.5"].pattern == QWEN3_5
     pretokenizer = MODEL_ENCODINGS["qwen3.5"].pretokenizer
+    assert pretokenizer == "qwen3.5"
 
     def no_regex(source: str) -> None:
         raise AssertionError(f"compiled by regex: {source!r}")

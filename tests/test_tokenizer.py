@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import purebpe
 import purebpe.core as core
+import purebpe.encoding_sink as encoding_sink
 import purebpe.tokenizer as tokenizer_module
 from purebpe import BPEModel, Tokenizer
 from purebpe.core import WordTable, apply_merges, merge_word, pack_pair
@@ -23,6 +24,7 @@ from purebpe.errors import PureBPEError
 from purebpe.pretokenize import pretokenize, split_lines
 from purebpe.testing.strategies import texts as generated_texts
 from purebpe.trainers import get_trainer
+from purebpe.word_encoder import WordEncoder, pack_rank
 
 EOT = "<|endoftext|>"
 EOT2 = EOT + EOT
@@ -292,7 +294,7 @@ def test_encode_batch(tok: Tokenizer) -> None:
 def test_the_word_cache_is_bounded(tok: Tokenizer) -> None:
     fresh = Tokenizer(tok.vocab, tok.merges, tok.special_tokens)
     text = " ".join(f"w{i}x" for i in range(50))
-    with mock.patch.object(tokenizer_module, "CACHE_SIZE", 7):
+    with mock.patch.object(encoding_sink, "CACHE_SIZE", 7):
         ids = fresh.encode(text)
         assert len(fresh._cache) <= 7
     assert ids == tok.encode(text)
@@ -327,7 +329,8 @@ def test_lines_model_encodes_each_line_as_training_did(lines_model: BPEModel) ->
 @settings(max_examples=30)
 @given(st.data())
 def test_long_words_merge_like_short_ones(data: st.DataObject) -> None:
-    # apply_merges switches to a heap above core.LONG_WORD tokens: both must replay merges.
+    # apply_merges and the tokenizer's WordEncoder switch to a heap above core.LONG_WORD
+    # tokens: both ways must replay merges.
     length = data.draw(st.integers(core.LONG_WORD - 3, 3 * core.LONG_WORD), label="length")
     word = data.draw(st.lists(st.integers(0, 3), min_size=length, max_size=length), label="word")
     merges: List[Tuple[int, int, int]] = []
@@ -340,6 +343,8 @@ def test_long_words_merge_like_short_ones(data: st.DataObject) -> None:
     for left, right, new in merges:
         expected = merge_word(expected, left, right, new)
     assert list(apply_merges(word, ranks)) == expected
+    packed = {pair: pack_rank(rank, new) for pair, (rank, new) in ranks.items()}
+    assert WordEncoder(packed, list(range(256)), None).merge(bytes(word)) == expected
 
 
 # --------------------------------------------------------------------------------------
@@ -428,6 +433,18 @@ def test_a_byte_missing_from_the_vocab_is_an_error_only_when_text_needs_it() -> 
     assert no_ff.encode("\u00ff") == [0xC3, 0xBF]  # UTF-8 text never holds byte 0xff
     with pytest.raises(PureBPEError, match="no token for byte 0xff"):
         no_ff.encode_bytes(b"a\xff")
+
+
+@pytest.mark.parametrize("engine", ["scanner", "re"])
+def test_a_failed_encode_leaves_the_word_cache_sound(engine: str) -> None:
+    # The scanner's sink encodes a piece's new words after the scan, holding placeholders
+    # in the cache meanwhile: a word that fails must take them out again.
+    with mock.patch.object(tokenizer_module, "ENGINE", engine):
+        tok = Tokenizer(CS336_VOCAB, CS336_MERGES)
+    with pytest.raises(PureBPEError, match="which b' zeta' needs"):
+        tok.encode("the cat zeta ate")
+    assert all(min(ids) >= 0 for ids in tok.word_cache.values())
+    assert tok.encode("the cat ate") == [9, 7, 1, 5, 10, 3]
 
 
 def test_from_files_reads_gpt2_files_with_any_layout(model: BPEModel, tmp_path: Path) -> None:

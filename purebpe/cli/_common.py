@@ -39,7 +39,7 @@ def add_input_arguments(parser: argparse.ArgumentParser, format_flag: bool = Tru
         default=None,
         choices=PRETOKENIZERS,
         help="a named pattern: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o, Llama 4), "
-        "llama3, qwen, tekken (Mistral), or none (one word per line)",
+        "llama3, qwen, qwen3.5, tekken (Mistral), or none (one word per line)",
     )
     split.add_argument(
         "--pattern",

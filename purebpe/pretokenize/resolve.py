@@ -7,7 +7,8 @@ patterns in another spelling: Whisper and HF's ``ByteLevel`` use GPT-2's origina
 whitespace run differently; it is its own named pattern, :mod:`.llama3`.)  :func:`resolve_pattern` maps
 
 * a named pattern's own string (:data:`purebpe.pretokenize.PATTERNS`: the OpenAI ones,
-  Llama 3's and Qwen's, which the cl100k scanner runs with two switches) to its name, and
+  Llama 3's, Qwen's and Qwen 3.5's, which the cl100k scanner runs with its switches) to
+  its name, and
 * a *known variant* (:data:`KNOWN_VARIANTS`) to the name it is proven equal to,
 
 so both run on the hand-written scanners (and the ``re`` forms), and gives back a
@@ -20,8 +21,8 @@ apostrophe, ``\r``, ``\n``, U+0020 and other whitespace, ``/``, punctuation) ide
 and Hypothesis text agrees too.  Both patterns read a character only through those
 classes, so strings over the representatives cover every way they can differ.
 
-Variants not listed (Qwen 3.5's ``[\p{L}\p{M}]+``, DeepSeek's Split patterns) stay a
-:class:`~purebpe.pretokenize.custom.Pattern`; those two run on their proven ``re`` forms
+Patterns not listed (DeepSeek's Split patterns) stay a
+:class:`~purebpe.pretokenize.custom.Pattern`; those run on their proven ``re`` forms
 (:mod:`.re_forms`), any other on ``regex``.
 """
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Optional, Union
 
-from . import cl100k, gpt2, llama3, o200k, qwen, tekken
+from . import cl100k, gpt2, llama3, o200k, qwen, qwen35, tekken
 from .custom import Pattern
 
 __all__ = [
@@ -59,6 +60,7 @@ KNOWN_VARIANTS: Dict[str, str] = {
     CL100K_HF_PATTERN: "cl100k",
     llama3.PATTERN: "llama3",
     qwen.PATTERN: "qwen",
+    qwen35.PATTERN: "qwen3.5",
     tekken.PATTERN: "tekken",
     o200k.PATTERN: "o200k",  # also Llama 4's pat_str, character for character
 }
