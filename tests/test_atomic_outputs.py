@@ -223,7 +223,7 @@ def interrupted_at_every_instant(save: Any, directory: Path) -> int:
     for instant in range(1, 100_000):
         clock = [0]
 
-        def tick() -> None:
+        def tick(clock: List[int] = clock, instant: int = instant) -> None:
             clock[0] += 1
             if clock[0] == instant:
                 raise Signalled()
