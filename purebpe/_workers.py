@@ -170,6 +170,7 @@ def ordered_map(
     jobs: Iterable[Any],
     processes: int,
     in_flight: int = 2,
+    share: bool = False,
 ) -> Generator[Any, None, None]:
     """``function(job)`` for every job, computed in ``processes`` forked workers and handed
     back in the order of ``jobs`` (a job that raised raises here, in its turn).
@@ -183,16 +184,25 @@ def ordered_map(
     any error, or when the generator is closed early, the workers are killed. Needs the
     fork start method (:func:`can_fork`).
 
+    With ``share``, this process is one of the ``processes``: it forks one worker fewer
+    and computes the next job itself whenever every worker holds its ``in_flight`` jobs.
+    Each worker costs its own warm-up (on PyPy, compiling what the parent had not run yet,
+    and copying the pages its garbage collector touches), and a parent that only moves
+    jobs and results leaves a core mostly idle: on two cores, two processes computing do
+    more than two workers and a parent that waits.
+
     >>> list(ordered_map(abs, [-3, 2, -1], 2))
     [3, 2, 1]
+    >>> list(ordered_map(abs, [-3, 2, -1, 4], 2, share=True))
+    [3, 2, 1, 4]
     """
     context = multiprocessing.get_context("fork")
     parent = os.getpid()
     workers: List[_Worker] = []
     try:
-        for _ in range(processes):
+        for _ in range(processes - 1 if share else processes):
             workers.append(_Worker(context, parent, function, workers))
-        yield from _exchange(workers, iter(jobs), in_flight * processes)
+        yield from _exchange(workers, iter(jobs), in_flight, function if share else None)
     except BaseException:
         for worker in workers:
             worker.kill()
@@ -370,8 +380,15 @@ def _died() -> WorkerDied:
     return WorkerDied("a worker process died (out of memory, or killed); run again with fewer --processes")
 
 
-def _exchange(workers: List[_Worker], jobs: Iterator[Any], window: int) -> Iterator[Any]:
-    """Send the jobs to the least busy workers and hand the results back in job order."""
+def _exchange(
+    workers: List[_Worker],
+    jobs: Iterator[Any],
+    in_flight: int,
+    here: Optional[Callable[[Any], Any]],
+) -> Iterator[Any]:
+    """Send the jobs to the least busy workers (or compute them ``here``, when every worker
+    holds ``in_flight`` jobs) and hand the results back in job order."""
+    window = in_flight * (len(workers) + (here is not None))
     sent = handed = 0
     ready: Dict[int, Tuple[bool, Any]] = {}
     exhausted = False
@@ -382,29 +399,57 @@ def _exchange(workers: List[_Worker], jobs: Iterator[Any], window: int) -> Itera
             if not ok:
                 raise result
             yield result
+        local: Any = _END
         while not exhausted and sent - handed < window:
+            worker = min(workers, key=lambda w: len(w.holding)) if workers else None
             job = next(jobs, _END)
             if job is _END:
                 exhausted = True
-                break
-            worker = min(workers, key=lambda w: len(w.holding))
-            worker.send(sent, job)
+            elif here is not None and (worker is None or len(worker.holding) >= in_flight):
+                local = job
+            else:
+                assert worker is not None
+                worker.send(sent, job)
+                sent += 1
+                if len(worker.outbox) == 1:
+                    # Start it now: making the next job may take a while (counting finds the
+                    # cuts of a whole range), and the worker would wait for it idle.
+                    worker.write_some()
+                continue
+            break
+        if local is not _END:
+            # The jobs just queued go out (and results come in) before this process is busy.
+            ready.update(_move(workers, 0.0))
+            ready[sent] = _outcome(here, local)  # type: ignore[arg-type]
             sent += 1
-            if len(worker.outbox) == 1:
-                # Start it now: making the next job may take a while (counting finds the
-                # cuts of a whole range), and the worker would wait for it idle.
-                worker.write_some()
-        if exhausted and handed == sent:
+        elif exhausted and handed == sent:
             return
-        writers = [w.job_write for w in workers if w.outbox]
-        readers = [w.result_read for w in workers if w.holding]
-        readable, writable, _ = select.select(readers, writers, [])
-        for worker in workers:
-            if worker.job_write in writable:
-                worker.write_some()
-            if worker.result_read in readable:
-                for index, outcome in worker.read_some():
-                    ready[index] = outcome
+        else:
+            ready.update(_move(workers, None))
+
+
+def _move(workers: List[_Worker], timeout: Optional[float]) -> List[Tuple[int, Any]]:
+    """Write what the workers can take and read what they sent back (waiting up to
+    ``timeout`` seconds, ``None``: until one of them is ready): the results that came in whole."""
+    writers = [w.job_write for w in workers if w.outbox]
+    readers = [w.result_read for w in workers if w.holding]
+    if not writers and not readers:
+        return []
+    readable, writable, _ = select.select(readers, writers, [], timeout)
+    done: List[Tuple[int, Any]] = []
+    for worker in workers:
+        if worker.job_write in writable:
+            worker.write_some()
+        if worker.result_read in readable:
+            done += worker.read_some()
+    return done
+
+
+def _outcome(function: Callable[[Any], Any], job: Any) -> Tuple[bool, Any]:
+    try:
+        return True, function(job)
+    except Exception as exc:  # raised in its turn, as a worker's would be
+        return False, exc
 
 
 _END = object()

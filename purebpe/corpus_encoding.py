@@ -15,8 +15,13 @@ half a second), then encoding; a worker that started cold would pay again for th
 an empty word cache and, on PyPy, for compiling the encode loop. So this process encodes
 the first, smaller batch itself (its ids are the output's first) and only then starts the
 workers: where processes are forked (Linux), they inherit the loaded tables, the warm word
-cache and PyPy's compiled code, and start encoding at full speed. Elsewhere (spawn) they
-receive the tokenizer pickled and start cold; the ids are the same.
+cache and PyPy's compiled code, and start encoding at full speed. Even so, each forked
+worker costs something of its own (PyPy compiles what the parent had not run yet, and the
+pages either process writes after the fork are copied), and a parent that only read,
+dispatched and wrote would leave most of its core idle: so this process is one of the
+``processes`` (:func:`purebpe._workers.ordered_map`'s ``share``), forking one worker fewer
+and encoding a batch itself whenever every worker has its share queued. Elsewhere (spawn)
+``processes`` workers receive the tokenizer pickled and start cold; the ids are the same.
 """
 
 from __future__ import annotations
@@ -211,7 +216,7 @@ def _encoded(
         # The forked workers find the tokenizer where encode_job looks for it.
         _init_worker(tokenizer, allowed_special, separator, typecode)
         try:
-            yield from ordered_map(encode_job, chain([following], jobs), processes)
+            yield from ordered_map(encode_job, chain([following], jobs), processes, share=True)
         finally:
             _worker.clear()
         return

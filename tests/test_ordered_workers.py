@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from array import array
 from typing import Iterator, List, Union
 
@@ -31,6 +32,11 @@ def _fail_on_seven(job: int) -> int:
     return job * 2
 
 
+def _pid(job: int) -> int:
+    time.sleep(0.01)  # long enough for every worker to be sent its share
+    return os.getpid()
+
+
 def _die_on_three(job: int) -> int:
     if job == 3:
         os.kill(os.getpid(), signal.SIGKILL)
@@ -50,17 +56,23 @@ def _alive(pid: int) -> bool:
 def test_results_come_back_in_job_order(sizes: List[int], processes: int, share: bool) -> None:
     # Jobs and results larger than a pipe's buffer: neither side may wait on the other.
     jobs = [bytes([i % 251]) * size + bytes(range(i % 7)) for i, size in enumerate(sizes)]
-    results = list(ordered_map(_reversed, jobs, processes))
+    results = list(ordered_map(_reversed, jobs, processes, share=share))
     assert results == [_reversed(job) for job in jobs]
     assert [type(r) for r in results] == [bytes if len(job) % 2 else array for job in jobs]
 
 
-def test_a_failed_job_raises_in_its_turn_after_the_results_before_it() -> None:
+@pytest.mark.parametrize("share", [False, True])
+def test_a_failed_job_raises_in_its_turn_after_the_results_before_it(share: bool) -> None:
     results: List[int] = []
     with pytest.raises(InputError, match="jobs.txt, line 7: job 7 is bad"):
-        for result in ordered_map(_fail_on_seven, range(20), 2):
+        for result in ordered_map(_fail_on_seven, range(20), 2, share=share):
             results.append(result)
     assert results == [2 * i for i in range(7)]
+
+
+def test_a_shared_map_computes_here_and_in_one_worker_fewer() -> None:
+    pids = list(ordered_map(_pid, range(40), 3, share=True))
+    assert os.getpid() in pids and len(set(pids)) == 3
 
 
 def test_a_dead_worker_fails_the_map_in_one_line() -> None:
