@@ -1,13 +1,15 @@
 """Encoding a corpus to token ids in parallel, in input order, for a pre-training run.
 
 This process reads the documents of every input (:mod:`purebpe.readers`: text, JSON lines,
-Parquet, compressed or not) and sends them in batches of about :data:`JOB_CHARS`
-characters to worker processes, each holding the tokenizer; the ids come back as typed
-arrays and are handed on in the order the batches were sent, so the output is the same,
-byte for byte, for any number of processes. A text file is one document, read in pieces cut
-where cutting cannot change the ids, and sent undecoded (:class:`purebpe.readers.RawText`):
-the workers decode it. ``separator`` (an id) follows every document. With an HF
-``tokenizer.json`` pipeline (:class:`purebpe.hf.HFTokenizer`) the jobs hold whole
+Parquet, compressed or not) and makes batches of about :data:`JOB_CHARS` characters for
+worker processes, each holding the tokenizer; the ids come back as typed arrays (their raw
+bytes) and are handed on in the order of the batches, so the output is the same, byte for
+byte, for any number of processes. A text file is one document, read in pieces cut where
+cutting cannot change the ids; a regular uncompressed file's pieces go to the workers as
+where they are (:class:`purebpe.readers.FileText`), and the workers read and decode them
+themselves; a stream's or a compressed file's as their bytes
+(:class:`purebpe.readers.RawText`). ``separator`` (an id) follows every document. With an
+HF ``tokenizer.json`` pipeline (:class:`purebpe.hf.HFTokenizer`) the jobs hold whole
 documents instead, each streamed through the pipeline (:mod:`purebpe.document_encoding`).
 
 Where the time goes, end to end: starting the interpreter and loading the tokenizer (about
@@ -38,7 +40,7 @@ from .document_encoding import Scratch, SpilledIds, document_jobs, encode_docume
 from .errors import PureBPEError, check_int
 from .hf import HFTokenizer
 from .pretokenize.chunking import ChunkCutter
-from .readers import Piece, ReadOptions, Source, capped, source_documents
+from .readers import Piece, ReadOptions, ShippedPiece, Source, capped, shipped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
 
 #: Characters of documents per job: large enough to amortise the trip to a worker.
@@ -57,6 +59,8 @@ TYPECODES = {"uint16": "H", "uint32": "I"}
 #: by the separator, and the last is followed by one (:func:`encode_corpus`): the separator
 #: follows every document, wherever the batches were cut.
 EncodeJob = Tuple[List[Tuple[Piece, bool]], bool]
+#: A batch as it is sent to a worker (:func:`shipped_job`).
+ShippedJob = Tuple[List[Tuple[ShippedPiece, bool]], bool]
 #: A tokenizer of purebpe's own engine, or an HF pipeline (whose jobs are
 #: :data:`purebpe.document_encoding.DocumentJob`).
 AnyTokenizer = Union[Tokenizer, HFTokenizer]
@@ -95,6 +99,17 @@ def _encode_items(
             ids.append(separator)
         ids.extend(encode(piece if isinstance(piece, str) else piece.text(), allowed))
     return array(typecode, ids)
+
+
+def shipped_job(job: EncodeJob) -> ShippedJob:
+    """A job as it is sent to a worker: a regular file's pieces as where they are in it
+    (:func:`purebpe.readers.shipped`), which the worker reads itself.
+
+    >>> shipped_job(([("ab", True)], True))
+    ([('ab', True)], True)
+    """
+    items, corpus_start = job
+    return [(shipped(piece), starts) for piece, starts in items], corpus_start
 
 
 def batches(
@@ -216,7 +231,8 @@ def _encoded(
         # The forked workers find the tokenizer where encode_job looks for it.
         _init_worker(tokenizer, allowed_special, separator, typecode)
         try:
-            yield from ordered_map(encode_job, chain([following], jobs), processes, share=True)
+            ship = shipped_job if isinstance(tokenizer, Tokenizer) else None
+            yield from ordered_map(encode_job, chain([following], jobs), processes, share=True, ship=ship)
         finally:
             _worker.clear()
         return
@@ -224,7 +240,9 @@ def _encoded(
     pending: "Deque[Future[Union[array[int], SpilledIds]]]" = deque()
     try:
         for job in chain([following], jobs):
-            pending.append(pool.submit(encode_job, job))
+            pending.append(
+                pool.submit(encode_job, shipped_job(job) if isinstance(tokenizer, Tokenizer) else job)
+            )
             if len(pending) >= 2 * processes:
                 yield pending.popleft().result()
         while pending:
