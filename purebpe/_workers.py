@@ -324,20 +324,24 @@ class _Worker:
         self.holding.append(index)
 
     def write_some(self) -> None:
-        message = self.outbox[0]
-        piece = (
-            message
-            if self.sent == 0 and len(message) <= _PIPE_BYTES
-            else message[self.sent : self.sent + _PIPE_BYTES]
-        )
-        try:
-            written = os.write(self.job_write, piece)
-        except BlockingIOError:
-            return
-        except BrokenPipeError:
-            raise _died() from None
-        self.sent += written
-        if self.sent == len(message):
+        """Write what the pipe takes of the messages waiting (all of them, where jobs are
+        small: a worker is never left waiting for a job this process had queued)."""
+        while self.outbox:
+            message = self.outbox[0]
+            piece = (
+                message
+                if self.sent == 0 and len(message) <= _PIPE_BYTES
+                else message[self.sent : self.sent + _PIPE_BYTES]
+            )
+            try:
+                written = os.write(self.job_write, piece)
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                raise _died() from None
+            self.sent += written
+            if self.sent < len(message):
+                return  # the pipe is full
             self.outbox.popleft()
             self.sent = 0
 
