@@ -311,8 +311,9 @@ def encode(args: argparse.Namespace) -> Table:
         "write a .bin (on PyPy the command restarts itself with PYPY_GC_NURSERY=4MB, as a user's "
         "does); CPU s include the workers; warm API: a second Tokenizer.encode pass over the same "
         "text in a child process, every round (PyPy: PYPY_GC_NURSERY=4MB). Ratios are the peer's "
-        "seconds over the run's: wall is what a user of an idle machine with these cores sees, "
-        f"CPU what a shared machine can compare (load average {load:.2f} at the end). Shared machine",
+        "seconds over the run's, by wall time (what a user of idle cores would compare; these "
+        "cores were shared: see the load) and by CPU time (what a shared machine can compare); "
+        f"load average {load:.2f} at the end. Shared machine",
     )
 
 
