@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from array import array
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Deque, Dict, Generator, Iterable, Iterator, List, Optional, Tuple
@@ -153,8 +154,10 @@ def scratch_directory() -> str:
 
 #: Bytes read or written at a time on a worker's pipes.
 _PIPE_BYTES = 1 << 20
-#: A message's length, ahead of its pickle.
-_LENGTH = struct.Struct("<Q")
+#: A message's header: the length of its body, and its kind: ``p``, the body is a pickle;
+#: an ``array`` typecode, the body is the raw bytes of an array of that type.
+_HEADER = struct.Struct("<Qc")
+_PICKLE = b"p"
 
 
 def can_fork() -> bool:
@@ -167,6 +170,8 @@ def ordered_map(
     jobs: Iterable[Any],
     processes: int,
     in_flight: int = 2,
+    share: bool = False,
+    ship: Optional[Callable[[Any], Any]] = None,
 ) -> Generator[Any, None, None]:
     """``function(job)`` for every job, computed in ``processes`` forked workers and handed
     back in the order of ``jobs`` (a job that raised raises here, in its turn).
@@ -180,16 +185,29 @@ def ordered_map(
     any error, or when the generator is closed early, the workers are killed. Needs the
     fork start method (:func:`can_fork`).
 
+    With ``share``, this process is one of the ``processes``: it forks one worker fewer
+    and computes the next job itself whenever every worker holds its ``in_flight`` jobs.
+    Each worker costs its own warm-up (on PyPy, compiling what the parent had not run yet,
+    and copying the pages its garbage collector touches), and a parent that only moves
+    jobs and results leaves a core mostly idle: on two cores, two processes computing do
+    more than two workers and a parent that waits.
+
+    ``ship`` gives what a job is sent to a worker as, where a worker can get its data more
+    cheaply than through a pipe (a range of a file, which it reads itself); ``function``
+    must give the same result for the job and its shipped form.
+
     >>> list(ordered_map(abs, [-3, 2, -1], 2))
     [3, 2, 1]
+    >>> list(ordered_map(abs, [-3, 2, -1, 4], 2, share=True))
+    [3, 2, 1, 4]
     """
     context = multiprocessing.get_context("fork")
     parent = os.getpid()
     workers: List[_Worker] = []
     try:
-        for _ in range(processes):
+        for _ in range(processes - 1 if share else processes):
             workers.append(_Worker(context, parent, function, workers))
-        yield from _exchange(workers, iter(jobs), in_flight * processes)
+        yield from _exchange(workers, iter(jobs), in_flight, function if share else None, ship)
     except BaseException:
         for worker in workers:
             worker.kill()
@@ -201,7 +219,7 @@ def ordered_map(
 
 
 class _Inbox:
-    """Bytes read from a pipe, handed out as whole messages (a length, then a pickle).
+    """Bytes read from a pipe, handed out as whole messages (:data:`_HEADER`, then a body).
 
     Kept as a list of the pieces read and joined once a message is whole: no slicing of a
     growing buffer, which on PyPy costs milliseconds per megabyte."""
@@ -210,6 +228,7 @@ class _Inbox:
         self.pieces: List[bytes] = []
         self.size = 0
         self.need = -1  # the length of the message under way; -1 before its header
+        self.kind = _PICKLE
 
     def add(self, data: bytes) -> None:
         self.pieces.append(data)
@@ -222,22 +241,42 @@ class _Inbox:
         self.size -= count
         return joined[:count] if rest else joined
 
-    def message(self) -> Optional[bytes]:
-        """The next whole message's pickle, or ``None`` until it has all come in."""
+    def message(self) -> Optional[Tuple[bytes, bytes]]:
+        """The next whole message's kind and body, or ``None`` until it has all come in."""
         if self.need < 0:
-            if self.size < _LENGTH.size:
+            if self.size < _HEADER.size:
                 return None
-            (self.need,) = _LENGTH.unpack(self._take(_LENGTH.size))
+            self.need, self.kind = _HEADER.unpack(self._take(_HEADER.size))
         if self.size < self.need:
             return None
-        payload = self._take(self.need)
+        body = self._take(self.need)
         self.need = -1
-        return payload
+        return self.kind, body
 
 
 def _framed(value: Any) -> bytes:
+    """A message holding ``value`` pickled."""
     payload = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-    return _LENGTH.pack(len(payload)) + payload
+    return _HEADER.pack(len(payload), _PICKLE) + payload
+
+
+def _result_message(value: Any) -> List[bytes]:
+    """The message of a job's result, in pieces: an ``array`` (the ids of an encoded job,
+    megabytes of them) as its raw bytes, which on PyPy cost a tenth of its pickle to send
+    and to read; anything else as the pickle of ``(True, value)``."""
+    if type(value) is array:
+        data = value.tobytes()
+        return [_HEADER.pack(len(data), value.typecode.encode("ascii")), data]
+    return [_framed((True, value))]
+
+
+def _unframed(kind: bytes, body: bytes) -> Any:
+    """What a message holds: its pickle loaded, or the array its bytes are."""
+    if kind == _PICKLE:
+        return pickle.loads(body)
+    values = array(kind.decode("ascii"))
+    values.frombytes(body)
+    return values
 
 
 def _widen_pipe(fd: int) -> None:
@@ -285,20 +324,24 @@ class _Worker:
         self.holding.append(index)
 
     def write_some(self) -> None:
-        message = self.outbox[0]
-        piece = (
-            message
-            if self.sent == 0 and len(message) <= _PIPE_BYTES
-            else message[self.sent : self.sent + _PIPE_BYTES]
-        )
-        try:
-            written = os.write(self.job_write, piece)
-        except BlockingIOError:
-            return
-        except BrokenPipeError:
-            raise _died() from None
-        self.sent += written
-        if self.sent == len(message):
+        """Write what the pipe takes of the messages waiting (all of them, where jobs are
+        small: a worker is never left waiting for a job this process had queued)."""
+        while self.outbox:
+            message = self.outbox[0]
+            piece = (
+                message
+                if self.sent == 0 and len(message) <= _PIPE_BYTES
+                else message[self.sent : self.sent + _PIPE_BYTES]
+            )
+            try:
+                written = os.write(self.job_write, piece)
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                raise _died() from None
+            self.sent += written
+            if self.sent < len(message):
+                return  # the pipe is full
             self.outbox.popleft()
             self.sent = 0
 
@@ -309,10 +352,13 @@ class _Worker:
             raise _died()
         self.inbox.add(data)
         done: List[Tuple[int, Any]] = []
-        payload = self.inbox.message()
-        while payload is not None:
-            done.append((self.holding.popleft(), pickle.loads(payload)))
-            payload = self.inbox.message()
+        message = self.inbox.message()
+        while message is not None:
+            kind, body = message
+            value = _unframed(kind, body)
+            # A pickle holds (ok, value); an array is the result of a job that succeeded.
+            done.append((self.holding.popleft(), value if kind == _PICKLE else (True, value)))
+            message = self.inbox.message()
         return done
 
     def finish(self) -> None:
@@ -343,8 +389,16 @@ def _died() -> WorkerDied:
     return WorkerDied("a worker process died (out of memory, or killed); run again with fewer --processes")
 
 
-def _exchange(workers: List[_Worker], jobs: Iterator[Any], window: int) -> Iterator[Any]:
-    """Send the jobs to the least busy workers and hand the results back in job order."""
+def _exchange(
+    workers: List[_Worker],
+    jobs: Iterator[Any],
+    in_flight: int,
+    here: Optional[Callable[[Any], Any]],
+    ship: Optional[Callable[[Any], Any]],
+) -> Iterator[Any]:
+    """Send the jobs to the least busy workers (or compute them ``here``, when every worker
+    holds ``in_flight`` jobs) and hand the results back in job order."""
+    window = in_flight * (len(workers) + (here is not None))
     sent = handed = 0
     ready: Dict[int, Tuple[bool, Any]] = {}
     exhausted = False
@@ -355,29 +409,57 @@ def _exchange(workers: List[_Worker], jobs: Iterator[Any], window: int) -> Itera
             if not ok:
                 raise result
             yield result
+        local: Any = _END
         while not exhausted and sent - handed < window:
+            worker = min(workers, key=lambda w: len(w.holding)) if workers else None
             job = next(jobs, _END)
             if job is _END:
                 exhausted = True
-                break
-            worker = min(workers, key=lambda w: len(w.holding))
-            worker.send(sent, job)
+            elif here is not None and (worker is None or len(worker.holding) >= in_flight):
+                local = job
+            else:
+                assert worker is not None
+                worker.send(sent, job if ship is None else ship(job))
+                sent += 1
+                if len(worker.outbox) == 1:
+                    # Start it now: making the next job may take a while (counting finds the
+                    # cuts of a whole range), and the worker would wait for it idle.
+                    worker.write_some()
+                continue
+            break
+        if local is not _END:
+            # The jobs just queued go out (and results come in) before this process is busy.
+            ready.update(_move(workers, 0.0))
+            ready[sent] = _outcome(here, local)  # type: ignore[arg-type]
             sent += 1
-            if len(worker.outbox) == 1:
-                # Start it now: making the next job may take a while (counting finds the
-                # cuts of a whole range), and the worker would wait for it idle.
-                worker.write_some()
-        if exhausted and handed == sent:
+        elif exhausted and handed == sent:
             return
-        writers = [w.job_write for w in workers if w.outbox]
-        readers = [w.result_read for w in workers if w.holding]
-        readable, writable, _ = select.select(readers, writers, [])
-        for worker in workers:
-            if worker.job_write in writable:
-                worker.write_some()
-            if worker.result_read in readable:
-                for index, outcome in worker.read_some():
-                    ready[index] = outcome
+        else:
+            ready.update(_move(workers, None))
+
+
+def _move(workers: List[_Worker], timeout: Optional[float]) -> List[Tuple[int, Any]]:
+    """Write what the workers can take and read what they sent back (waiting up to
+    ``timeout`` seconds, ``None``: until one of them is ready): the results that came in whole."""
+    writers = [w.job_write for w in workers if w.outbox]
+    readers = [w.result_read for w in workers if w.holding]
+    if not writers and not readers:
+        return []
+    readable, writable, _ = select.select(readers, writers, [], timeout)
+    done: List[Tuple[int, Any]] = []
+    for worker in workers:
+        if worker.job_write in writable:
+            worker.write_some()
+        if worker.result_read in readable:
+            done += worker.read_some()
+    return done
+
+
+def _outcome(function: Callable[[Any], Any], job: Any) -> Tuple[bool, Any]:
+    try:
+        return True, function(job)
+    except Exception as exc:  # raised in its turn, as a worker's would be
+        return False, exc
 
 
 _END = object()
@@ -393,20 +475,21 @@ def _serve(
     die_with_parent(parent)
     inbox = _Inbox()
     while True:
-        payload = inbox.message()
-        if payload is None:
+        message = inbox.message()
+        if message is None:
             data = os.read(job_read, _PIPE_BYTES)
             if not data:
                 return  # the parent closed the pipe: no more jobs
             inbox.add(data)
             continue
         try:
-            message = _framed((True, function(pickle.loads(payload))))
+            pieces = _result_message(function(_unframed(*message)))
         except Exception as exc:  # sent back, raised there in its turn
-            message = _pickled_error(exc)
-        done = os.write(result_write, message)
-        while done < len(message):
-            done += os.write(result_write, message[done:])
+            pieces = [_pickled_error(exc)]
+        for piece in pieces:
+            done = os.write(result_write, piece)
+            while done < len(piece):
+                done += os.write(result_write, piece[done:])
 
 
 def _pickled_error(exc: Exception) -> bytes:

@@ -1,22 +1,29 @@
 """Encoding a corpus to token ids in parallel, in input order, for a pre-training run.
 
 This process reads the documents of every input (:mod:`purebpe.readers`: text, JSON lines,
-Parquet, compressed or not) and sends them in batches of about :data:`JOB_CHARS`
-characters to worker processes, each holding the tokenizer; the ids come back as typed
-arrays and are handed on in the order the batches were sent, so the output is the same,
-byte for byte, for any number of processes. A text file is one document, read in pieces cut
-where cutting cannot change the ids, and sent undecoded (:class:`purebpe.readers.RawText`):
-the workers decode it. ``separator`` (an id) follows every document. With an HF
-``tokenizer.json`` pipeline (:class:`purebpe.hf.HFTokenizer`) the jobs hold whole
+Parquet, compressed or not) and makes batches of about :data:`JOB_CHARS` characters for
+worker processes, each holding the tokenizer; the ids come back as typed arrays (their raw
+bytes) and are handed on in the order of the batches, so the output is the same, byte for
+byte, for any number of processes. A text file is one document, read in pieces cut where
+cutting cannot change the ids; a regular uncompressed file's pieces go to the workers as
+where they are (:class:`purebpe.readers.FileText`), and the workers read and decode them
+themselves; a stream's or a compressed file's as their bytes
+(:class:`purebpe.readers.RawText`). ``separator`` (an id) follows every document. With an
+HF ``tokenizer.json`` pipeline (:class:`purebpe.hf.HFTokenizer`) the jobs hold whole
 documents instead, each streamed through the pipeline (:mod:`purebpe.document_encoding`).
 
 Where the time goes, end to end: starting the interpreter and loading the tokenizer (about
 half a second), then encoding; a worker that started cold would pay again for the load, for
 an empty word cache and, on PyPy, for compiling the encode loop. So this process encodes
-the first, smaller batch itself (its ids are the output's first) and only then starts the
+the first batch itself (its ids are the output's first) and only then starts the
 workers: where processes are forked (Linux), they inherit the loaded tables, the warm word
-cache and PyPy's compiled code, and start encoding at full speed. Elsewhere (spawn) they
-receive the tokenizer pickled and start cold; the ids are the same.
+cache and PyPy's compiled code, and start encoding at full speed. Even so, each forked
+worker costs something of its own (PyPy compiles what the parent had not run yet, and the
+pages either process writes after the fork are copied), and a parent that only read,
+dispatched and wrote would leave most of its core idle: so this process is one of the
+``processes`` (:func:`purebpe._workers.ordered_map`'s ``share``), forking one worker fewer
+and encoding a batch itself whenever every worker has its share queued. Elsewhere (spawn)
+``processes`` workers receive the tokenizer pickled and start cold; the ids are the same.
 """
 
 from __future__ import annotations
@@ -33,17 +40,25 @@ from .document_encoding import Scratch, SpilledIds, document_jobs, encode_docume
 from .errors import PureBPEError, check_int
 from .hf import HFTokenizer
 from .pretokenize.chunking import ChunkCutter
-from .readers import Piece, ReadOptions, Source, capped, source_documents
+from .readers import Piece, ReadOptions, ShippedPiece, Source, capped, shipped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
 
-#: Characters of documents per job: large enough to amortise the trip to a worker.
-JOB_CHARS = 1 << 20
+#: Characters of documents per job (a text file's jobs are one or two pieces). Small jobs
+#: keep both sides busy: this process, which encodes jobs too, reads the workers' results
+#: and sends them jobs only between two of its own, and a worker whose results fill its
+#: pipe (1 MiB) waits. With jobs of 1 MiB, a PyPy worker encoding 100 MB of Linux source
+#: waited 0.9 s of its 3.5 s; with these (and :data:`IN_FLIGHT`), 0.1 s. Smaller arrays of
+#: ids also cost fewer page faults (one process: 54 000 against 84 000).
+JOB_CHARS = 1 << 18
 #: Characters of the first job, which this process encodes itself to warm up before the
 #: workers are forked (see the module docstring): small, since nothing runs in parallel yet.
 FIRST_JOB_CHARS = 1 << 18
-#: Bytes of a text file read at a time (the pieces jobs are made of): a fraction of a job,
-#: so that the first job stays small and the others near :data:`JOB_CHARS`.
+#: Bytes of a text file read at a time (the pieces jobs are made of).
 PIECE_BYTES = 1 << 18
+#: Jobs sent ahead to each worker: enough for it to work on while this process encodes
+#: one of its own, or waits for a core on a busy machine (2: 1.3 s of waiting in the
+#: measurement of :data:`JOB_CHARS`).
+IN_FLIGHT = 4
 #: array typecodes that hold every id below the limit.
 TYPECODES = {"uint16": "H", "uint32": "I"}
 
@@ -52,6 +67,8 @@ TYPECODES = {"uint16": "H", "uint32": "I"}
 #: by the separator, and the last is followed by one (:func:`encode_corpus`): the separator
 #: follows every document, wherever the batches were cut.
 EncodeJob = Tuple[List[Tuple[Piece, bool]], bool]
+#: A batch as it is sent to a worker (:func:`shipped_job`).
+ShippedJob = Tuple[List[Tuple[ShippedPiece, bool]], bool]
 #: A tokenizer of purebpe's own engine, or an HF pipeline (whose jobs are
 #: :data:`purebpe.document_encoding.DocumentJob`).
 AnyTokenizer = Union[Tokenizer, HFTokenizer]
@@ -90,6 +107,17 @@ def _encode_items(
             ids.append(separator)
         ids.extend(encode(piece if isinstance(piece, str) else piece.text(), allowed))
     return array(typecode, ids)
+
+
+def shipped_job(job: EncodeJob) -> ShippedJob:
+    """A job as it is sent to a worker: a regular file's pieces as where they are in it
+    (:func:`purebpe.readers.shipped`), which the worker reads itself.
+
+    >>> shipped_job(([("ab", True)], True))
+    ([('ab', True)], True)
+    """
+    items, corpus_start = job
+    return [(shipped(piece), starts) for piece, starts in items], corpus_start
 
 
 def batches(
@@ -207,11 +235,15 @@ def _encoded(
     following = next(jobs, None)
     if following is None:
         return
+    # An HF pipeline's jobs (whole documents) go as they are.
+    ship = shipped_job if isinstance(tokenizer, Tokenizer) else None
     if can_fork():
         # The forked workers find the tokenizer where encode_job looks for it.
         _init_worker(tokenizer, allowed_special, separator, typecode)
         try:
-            yield from ordered_map(encode_job, chain([following], jobs), processes)
+            yield from ordered_map(
+                encode_job, chain([following], jobs), processes, IN_FLIGHT, share=True, ship=ship
+            )
         finally:
             _worker.clear()
         return
@@ -219,8 +251,8 @@ def _encoded(
     pending: "Deque[Future[Union[array[int], SpilledIds]]]" = deque()
     try:
         for job in chain([following], jobs):
-            pending.append(pool.submit(encode_job, job))
-            if len(pending) >= 2 * processes:
+            pending.append(pool.submit(encode_job, job if ship is None else ship(job)))
+            if len(pending) >= IN_FLIGHT * processes:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()

@@ -313,3 +313,27 @@ def test_many_jobs_in_workers_give_the_ids_of_one_process(setup: Path, monkeypat
     texts = corpus_texts(sources([str(bad)]), read_options(), cutter, [0])
     with pytest.raises(purebpe.InputError, match=f"bad-late.txt.*offset {len(good)}"):
         list(encode_corpus(tokenizer, texts, processes=2))
+
+
+def test_a_text_file_rewritten_before_a_worker_reads_a_piece_fails(setup: Path, tmp_path: Path) -> None:
+    # Workers are sent a text file's pieces as where they are, and read them themselves: a
+    # file rewritten since this process cut it is refused in one line, never encoded as a
+    # mix of two versions.
+    from purebpe.corpus_encoding import corpus_texts
+    from purebpe.pretokenize.chunking import ChunkCutter
+    from purebpe.readers import FileText, read_options, shipped, sources
+
+    path = tmp_path / "changing.txt"
+    path.write_text("some words to encode\n" * 2000, encoding="utf-8")
+    cutter = ChunkCutter([], purebpe.load(setup / "tok").tokenizer().pretokenizer)
+    items = list(corpus_texts(sources([str(path)]), read_options(), cutter, [0]))
+    pieces = [shipped(piece) for piece, _ in items]
+    files = [piece for piece in pieces if isinstance(piece, FileText)]
+    assert len(files) == len(items) > 1
+    assert "".join(piece.text() for piece in files) == path.read_text(encoding="utf-8")
+    with open(path, "r+b") as f:
+        f.write(b"SOME")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    with pytest.raises(purebpe.InputError, match="changing.txt: the file was rewritten while it was read"):
+        files[-1].text()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from .documents import (
     ERRORS,
+    FileText,
     Part,
     Piece,
     RawText,
     ReadOptions,
+    ShippedPiece,
     as_text,
     capped,
     checked_stream,
@@ -21,6 +23,7 @@ from .documents import (
     open_source,
     open_stream,
     read_options,
+    shipped,
     source_documents,
     sources,
 )
@@ -29,11 +32,13 @@ from .inputs import LAYOUTS, Source, check_unchanged, expand, recognise
 __all__ = [
     "ERRORS",
     "LAYOUTS",
+    "FileText",
     "Part",
     "Piece",
     "RawText",
     "as_text",
     "ReadOptions",
+    "ShippedPiece",
     "Source",
     "capped",
     "checked_stream",
@@ -44,6 +49,7 @@ __all__ = [
     "open_stream",
     "read_options",
     "recognise",
+    "shipped",
     "source_documents",
     "sources",
 ]

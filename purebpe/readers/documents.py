@@ -72,7 +72,7 @@ def read_options(text_key: str = "text", column: str = "text", errors: str = "st
 class RawText(NamedTuple):
     """A piece of a text file not decoded yet: whoever consumes it decodes it
     (:meth:`text`), so that a worker process, not the reader, pays for the decoding and the
-    piece crosses a pipe as the bytes it already is."""
+    piece crosses a pipe as the bytes it already is, or less (:func:`shipped`)."""
 
     data: bytes
     #: Where the piece is, for the message of a decoding error.
@@ -81,6 +81,9 @@ class RawText(NamedTuple):
     line: int
     #: ``"strict"`` or ``"replace"``.
     errors: str
+    #: The regular, uncompressed file the bytes are in (``None``: a stream's, or
+    #: decompressed): another process can read them from there itself.
+    source: Optional[Source] = None
 
     def text(self) -> str:
         """The piece decoded (bad UTF-8 is an :class:`InputError` naming file, offset and line).
@@ -91,12 +94,61 @@ class RawText(NamedTuple):
         return decode_chunk(self.data, self.name, self.offset, self.line, self.errors)
 
 
+class FileText(NamedTuple):
+    """A piece of a regular, uncompressed text file, by where it is: what a
+    :class:`RawText` of such a file crosses a pipe as (:func:`shipped`), a few numbers
+    rather than its bytes; the process that gets it reads the bytes from the file (the page
+    cache) and decodes them (:meth:`text`)."""
+
+    source: Source
+    offset: int
+    #: The piece's length in bytes.
+    size: int
+    #: The number of the line it starts on, for the message of a decoding error.
+    line: int
+    #: ``"strict"`` or ``"replace"``.
+    errors: str
+
+    def text(self) -> str:
+        """The piece read and decoded; a file changed since it was recognised, or bad
+        UTF-8, is an :class:`InputError`.
+
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+        ...     _ = f.write("abc café".encode()); f.flush()
+        ...     FileText(recognise(f.name), 4, 5, 1, "strict").text()
+        'café'
+        """
+        with _opened(Part(self.source, self.offset), None) as f:
+            data = f.read(self.size)
+            check_unchanged(self.source, f.fileno())
+        return decode_chunk(data, self.source.name, self.offset, self.line, self.errors)
+
+
 #: A document, or a piece of one: text, or a text file's bytes not decoded yet.
 Piece = Union[str, RawText]
+#: A piece as it is sent to another process (:func:`shipped`).
+ShippedPiece = Union[str, RawText, FileText]
 
 
-def as_text(piece: Piece) -> str:
-    """A piece as text (:meth:`RawText.text` for one not decoded yet).
+def shipped(piece: Piece) -> ShippedPiece:
+    """What ``piece`` is sent to another process as: a :class:`FileText` for a
+    :class:`RawText` of a regular, uncompressed file (the same text, read there), else
+    itself.
+
+    >>> source = Source("f.txt", "text", None, (8, 0, 0, 0))
+    >>> shipped(RawText(b"abcd", "f.txt", 4, 1, "strict", source))[1:]
+    (4, 4, 1, 'strict')
+    >>> shipped(RawText(b"abcd", "<stdin>", 4, 1, "strict"))[0]
+    b'abcd'
+    """
+    if isinstance(piece, RawText) and piece.source is not None:
+        return FileText(piece.source, piece.offset, len(piece.data), piece.line, piece.errors)
+    return piece
+
+
+def as_text(piece: ShippedPiece) -> str:
+    """A piece as text (its ``text()`` for one not decoded, or not read, yet).
 
     >>> as_text("ab"), as_text(RawText(b"ab", "f.txt", 0, 1, "strict"))
     ('ab', 'ab')
@@ -274,9 +326,10 @@ def documents(
                 yield text, True
         else:
             decode_errors = "replace" if options.errors == "replace" else "strict"
+            in_file = source if stream is None and source.compression is None and source.seekable else None
             first = True
             for chunk, offset, line in read_chunks(data, cutter, chunk_bytes):
-                piece = RawText(chunk, name, offset, line, decode_errors)
+                piece = RawText(chunk, name, offset, line, decode_errors, in_file)
                 yield (piece if raw else piece.text()), first
                 first = False
         if source.signature is not None:
