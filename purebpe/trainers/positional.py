@@ -256,7 +256,9 @@ class PositionalState:
             if count:
                 del pair_counts[pair]
                 self.sums[(left * HASH_MULTIPLIER + right) & self.mask] += count
-                live = sum(1 for p in positions if tokens[p] == left and tokens[p + n] == right)
+                for p in positions:  # (a plain loop: PyPy traced the generator's paths apart)
+                    if tokens[p] == left and tokens[p + n] == right:
+                        live += 1
             self.stored -= len(positions)
             self.stale -= len(positions) - live
 
