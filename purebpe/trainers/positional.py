@@ -351,19 +351,22 @@ class PositionalState:
             return
         # Every token new_id is one of merged_at: its pairs are the pairs of its two
         # neighbours, read off the array.
+        listed = 0
         for p in merged_at:
             before = tokens[p - 1]
             if before != mark:
                 positions = new_lists.get(before << PAIR_SHIFT | new_id)
                 if positions is not None:
                     positions.append(p - token_len[before])
+                    listed += 1
             after = tokens[p + new_len]
             if after != mark and after != new_id:  # (new, new) is added from its right half
                 positions = new_lists.get(new_id << PAIR_SHIFT | after)
                 if positions is not None:
                     positions.append(p)
+                    listed += 1
         self.pair_positions.update(new_lists)
-        self.stored += sum(len(positions) for positions in new_lists.values())
+        self.stored += listed
 
     def _keep_or_forget(self, left: int, right: int, count: int, new_lists: Dict[int, Positions]) -> None:
         """Track the new pair ``(left, right)`` of ``count`` if it reaches the floor, with an
