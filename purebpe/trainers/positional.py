@@ -104,6 +104,8 @@ MAX_BUCKETS: Final = 1 << 19
 #: left ids spread over the buckets, and small enough that the product stays a machine int.
 HASH_MULTIPLIER: Final = 1000003
 
+#: Cells that the warm-up pass reads on PyPy (see ``PositionalState.__init__``).
+WARM_UP_CELLS: Final = 1 << 16
 #: Bytes of words copied into ``tokens`` at a time (bounds the temporary buffers).
 LAYOUT_SLICE: Final = 1 << 16
 
@@ -185,8 +187,9 @@ class PositionalState:
             # traced on, and every other path leaves it for a bridge. (Traced in the first
             # real pass, it ran 3-4x slower for the whole run; traced on a pass over no
             # bucket, with the range test first, every pair of every later pass left it
-            # for a bridge: 26% of the run's instructions.)
-            list_candidates(self, total + 1, 0, buckets)
+            # for a bridge: 26% of the run's instructions.) The sequences of the first
+            # WARM_UP_CELLS cells are enough for that.
+            list_candidates(self, total + 1, 0, buckets, min(len(self.tokens), WARM_UP_CELLS))
 
     # -- choosing the next merge --------------------------------------------------------
 
@@ -232,9 +235,9 @@ class PositionalState:
                 heavy += 1
         bounds.append(len(sums))
         for low, high in zip(bounds, bounds[1:]):
-            for pair, positions in list_candidates(self, floor, low, high).items():
+            pairs, counts, lists = list_candidates(self, floor, low, high)
+            for pair, count, positions in zip(pairs, counts, lists):
                 left, right = unpack_pair(pair)
-                count = weigh(self, positions)
                 if count >= floor and token_len[left] + token_len[right] <= max_length:
                     self.pair_counts[pair] = count
                     self.pair_positions[pair] = positions
@@ -554,49 +557,55 @@ def bucket_sums(state: PositionalState, mask: int, total: int) -> MutableSequenc
     return sums
 
 
-def list_candidates(state: PositionalState, floor: int, low: int, high: int) -> Dict[int, Positions]:
-    """The positions of the untracked pairs in the buckets ``low <= b < high`` that reach ``floor``.
+def list_candidates(
+    state: PositionalState, floor: int, low: int, high: int, end: int = -1
+) -> Tuple[List[int], List[int], List[Positions]]:
+    """The untracked pairs in the buckets ``low <= b < high`` that may reach ``floor``, with
+    their counts and their positions: three lists, one entry per pair.
 
     These are all the untracked pairs of those buckets that may reach the floor (a bucket's
     sum bounds its pairs' counts), and a few that do not. ``low`` and ``high`` bound how
-    many are held at once: a pass handles at most ``state.per_pass`` heavy buckets.
+    many are held at once: a pass handles at most ``state.per_pass`` heavy buckets. The
+    tokens starting before ``end`` are read (all of them by default).
     """
     tokens, token_len, mark = state.tokens, state.token_len, state.mark
     sums, mask, position_type = state.sums, state.mask, state.position_type
-    # The tracked pairs map to one shared empty list: a single lookup tells a tracked
-    # pair, a new candidate and a listed one apart.
-    tracked: Positions = array(position_type)
-    lists: Dict[int, Positions] = dict.fromkeys(state.pair_counts, tracked)
-    p, end = 1, len(tokens)
-    x: int = tokens[p] if p < end else mark
-    while p < end:  # as in bucket_sums, over all groups at once (counts come later)
+    starts, weights = state.group_starts, state.group_weights
+    # The pairs met map to their entry in the three lists, the tracked pairs all to -1: a
+    # single lookup tells a tracked pair, a new candidate and a listed one apart.
+    entries: Dict[int, int] = dict.fromkeys(state.pair_counts, -1)
+    pairs: List[int] = []
+    counts: List[int] = []
+    lists: List[Positions] = []
+    end = len(tokens) if end < 0 else end
+    if not weights:
+        return pairs, counts, lists
+    p, group = 1, 0
+    group_end, weight = starts[1], weights[0]
+    x: int = tokens[p]
+    while p < end:  # as in bucket_sums, one flat loop over the groups' sequences
         q = p + token_len[x]
         y: int = tokens[q]
-        if y == mark:
+        if y == mark:  # the sequence ends; the next one starts after the separator
             p = q + 1
-            x = tokens[p] if p < end else mark
+            if p >= end:
+                break
+            if p == group_end:  # (a group holds at least one sequence)
+                group += 1
+                group_end, weight = starts[group + 1], weights[group]
+            x = tokens[p]
             continue
         bucket = (x * HASH_MULTIPLIER + y) & mask
         if sums[bucket] >= floor and low <= bucket < high:  # (false, light: the common path)
             pair = x << PAIR_SHIFT | y
-            positions = lists.get(pair)
-            if positions is None:
-                lists[pair] = array(position_type, [p])
-            elif positions is not tracked:
-                positions.append(p)
+            entry = entries.get(pair)
+            if entry is None:
+                entries[pair] = len(pairs)
+                pairs.append(pair)
+                counts.append(weight)
+                lists.append(array(position_type, [p]))
+            elif entry >= 0:
+                counts[entry] += weight
+                lists[entry].append(p)
         p, x = q, y
-    for pair in state.pair_counts:
-        del lists[pair]
-    return lists
-
-
-def weigh(state: PositionalState, positions: Positions) -> int:
-    """The total count of the sequences holding ``positions`` (in increasing order)."""
-    starts, weights = state.group_starts, state.group_weights
-    total = group_end = weight = 0
-    for p in positions:
-        if p >= group_end:
-            group = bisect_right(starts, p) - 1
-            group_end, weight = starts[group + 1], weights[group]
-        total += weight
-    return total
+    return pairs, counts, lists
