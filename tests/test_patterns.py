@@ -610,7 +610,8 @@ def test_a_huge_line_without_whitespace_is_encoded_in_bounded_pieces(
     from purebpe.tokenizer import PIECE_BYTES, STREAM_CHARS, Tokenizer
 
     tok = purebpe.train_from_iterator([pydoc_text[:20000]], 300, pretokenizer=name).tokenizer()
-    line = base64.b64encode(random.Random(5).randbytes(1 << 21)).decode()
+    line = base64.b64encode(random.Random(5).randbytes(3 << 18)).decode()  # 1 MiB: 4 buffers
+    assert len(line) >= 4 * STREAM_CHARS
     pieces: List[int] = []
     buffers: List[int] = []
     encode_piece, cut = Tokenizer._encode_piece, ChunkCutter.cut
