@@ -180,6 +180,35 @@ class AddedVocabulary:
         return TokenStream(pattern, tokens, *shape)
 
 
+def _stands_alone(text: str, start: int, stop: int, before: str) -> bool:
+    """Whether the match ``text[start:stop]`` touches no word character on either side
+    (``single_word``); ``before`` is the character before ``text``, if it continues one.
+
+    >>> _stands_alone("a <s>", 2, 5, ""), _stands_alone("a<s>", 1, 4, "")
+    (True, False)
+    """
+    previous = text[start - 1] if start > 0 else before
+    if previous and is_word_char(previous):
+        return False
+    return stop >= len(text) or not is_word_char(text[stop])
+
+
+def _stripped(token: AddedToken, text: str, start: int, stop: int, done: int) -> Tuple[int, int]:
+    """The match ``text[start:stop]`` widened over the whitespace its token strips
+    (``lstrip``, not back past ``done``, where the previous token ended; ``rstrip``).
+
+    >>> _stripped(AddedToken(0, "<s>", lstrip=True, rstrip=True), "a  <s> b", 3, 6, 0)
+    (1, 7)
+    """
+    if token.lstrip:
+        while start > done and text[start - 1] in _WHITE_SPACE:
+            start -= 1
+    if token.rstrip:
+        while stop < len(text) and text[stop] in _WHITE_SPACE:
+            stop += 1
+    return start, stop
+
+
 def find_tokens(
     text: str, pattern: Optional[Pattern[str]], tokens: Mapping[str, AddedToken], before: str = ""
 ) -> List[Match]:
@@ -192,18 +221,9 @@ def find_tokens(
     for match in pattern.finditer(text):
         start, stop = match.span()
         token = tokens[match.group()]
-        if token.single_word:
-            previous = text[start - 1] if start > 0 else before
-            if previous and is_word_char(previous):
-                continue
-            if stop < len(text) and is_word_char(text[stop]):
-                continue
-        if token.lstrip:
-            while start > done and text[start - 1] in _WHITE_SPACE:
-                start -= 1
-        if token.rstrip:
-            while stop < len(text) and text[stop] in _WHITE_SPACE:
-                stop += 1
+        if token.single_word and not _stands_alone(text, start, stop, before):
+            continue
+        start, stop = _stripped(token, text, start, stop, done)
         if done < start:
             out.append((None, done, start))
         out.append((token.id, start, stop))
@@ -265,20 +285,13 @@ class TokenStream:
             if start > limit:
                 break
             token = tokens[match.group()]
-            if token.single_word:
-                previous = buf[start - 1] if start > 0 else self._before
-                if (previous and is_word_char(previous)) or is_word_char(buf[stop]):
-                    dropped = (start, stop)
-                    continue
-            if token.lstrip:
-                while start > done and buf[start - 1] in _WHITE_SPACE:
-                    start -= 1
-            if token.rstrip:
-                while stop < len(buf) and buf[stop] in _WHITE_SPACE:
-                    stop += 1
-                if stop == len(buf):
-                    certain = start  # more whitespace may follow
-                    break
+            if token.single_word and not _stands_alone(buf, start, stop, self._before):
+                dropped = (start, stop)
+                continue
+            start, stop = _stripped(token, buf, start, stop, done)
+            if token.rstrip and stop == len(buf):
+                certain = start  # more whitespace may follow
+                break
             if done < start:
                 out.append((None, buf[done:start]))
             out.append((token.id, buf[start:stop]))
