@@ -6,16 +6,16 @@ Python and needs no compiler.  With ``PUREBPE_COMPILE=1`` in the environment (e.
 project's type checker -- compiles the modules in :data:`HOT_MODULES` from the very same
 source files into C extensions; every other module stays Python in the same wheel, and a
 compiled module's ``.py`` file ships beside it (Python prefers the extension on import).
-mypy and the runtime dependencies' types are then asked for as build requirements
-(``setup_requires``, which setuptools' PEP 517 backend reports to the installer), and a C
+mypy and the runtime dependencies' types are then asked for as build requirements (by
+the build backend, ``backend/purebpe_build.py``: setuptools' own, plus those), and a C
 compiler and the Python headers must be present.  Only the hot modules are compiled, which
-keeps the build to about a minute.
+keeps the build to a few minutes.
 """
 
 from __future__ import annotations
 
 import os
-from importlib.util import find_spec
+import sys
 from typing import Any, Dict, List
 
 from setuptools import setup
@@ -34,27 +34,28 @@ HOT_MODULES: List[str] = [
     "purebpe/trainers/positional.py",
 ]
 
-#: What compiling needs, by the module that shows it is installed: mypyc ships with mypy,
-#: which type-checks the whole package to compile it, so it also needs the types of the
-#: runtime dependencies (attrs ships its own; tqdm's are a stub package).
-COMPILE_REQUIREMENTS: Dict[str, str] = {
-    "mypyc": "mypy>=2.4",  # (librt.vecs.vec: the positional trainer's cells)
-    "attr": "attrs>=22.2",
-    "tqdm-stubs": "types-tqdm",
-}
+
+#: The commands setuptools' backend runs for the requirements and the metadata.
+METADATA_COMMANDS = {"egg_info", "dist_info"}
 
 
 def build_options() -> Dict[str, Any]:
     """The arguments to ``setup()`` beyond ``pyproject.toml``: extension modules, if asked."""
     if os.environ.get("PUREBPE_COMPILE", "0") in ("", "0"):
         return {}
-    missing = [req for module, req in COMPILE_REQUIREMENTS.items() if find_spec(module) is None]
-    if missing:
-        # First pass of the PEP 517 backend: report the build requirements; the installer
-        # installs them and runs this file again.
-        return {"setup_requires": missing}
-    from mypyc.build import mypycify
-
+    if METADATA_COMMANDS.intersection(sys.argv[1:]):
+        # The installer asks for the build requirements or the metadata: no extensions (and
+        # no minute of mypyc) needed yet, and mypy may not be installed yet.
+        return {}
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        # The build backend (backend/purebpe_build.py) asks the installer for mypy, so this
+        # is a build without isolation, in an environment that lacks it.
+        raise SystemExit(
+            "PUREBPE_COMPILE=1: mypyc is not installed in the build environment; build with "
+            "pip's build isolation, or install mypy>=2.4, attrs and types-tqdm first"
+        ) from None
     return {"ext_modules": mypycify(HOT_MODULES, opt_level="3")}
 
 

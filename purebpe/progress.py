@@ -90,7 +90,12 @@ def progress_bar(
     if progress is True:
         from tqdm import tqdm
 
-        bar: Bar = tqdm(total=total, desc=phase, unit=unit, unit_scale=unit_scale, file=sys.stderr)
+        class _Tqdm(tqdm):  # type: ignore[type-arg]
+            # No monitor thread: workers are forked while a bar shows, and a fork from a
+            # process with threads may deadlock in the child (Python 3.12 warns of it).
+            monitor_interval = 0
+
+        bar: Bar = _Tqdm(total=total, desc=phase, unit=unit, unit_scale=unit_scale, file=sys.stderr)
         return bar
     if progress == "jsonl":
         return _JsonLines(phase, total, unit)

@@ -24,6 +24,7 @@ from test_hf_pipelines import recorded as recorded_pipeline
 from test_hf_real_files import FILES, answers, loaded
 
 import purebpe.hf.streaming as streaming
+from purebpe.errors import InputError, PureBPEError
 from purebpe.hf import HFTokenizer, from_document
 from purebpe.normalizers import Normalized, from_json
 from purebpe.normalizers.pattern import HFPattern
@@ -357,6 +358,11 @@ def test_a_stream_without_safe_places_is_cut_at_added_tokens() -> None:
     assert ids == tok.encode("".join(marked)) and held <= 200
 
 
-def test_chunks_must_be_text() -> None:
-    with pytest.raises(TypeError, match="chunks must be str"):
-        list(pipeline("llama2").encode_iterable(["a", b"b"]))  # type: ignore[list-item]
+def test_chunks_are_text_or_utf8_as_in_the_native_tokenizer() -> None:
+    tok = pipeline("llama2")
+    text = "héllo wörld"
+    assert list(tok.encode_iterable(["hé", b"llo w\xc3", b"\xb6rld"])) == tok.encode(text)
+    with pytest.raises(InputError, match="invalid UTF-8"):
+        list(tok.encode_iterable([b"ok \xff"]))
+    with pytest.raises(PureBPEError, match="^encode_iterable: item 1 is int, not str or bytes$"):
+        list(tok.encode_iterable(["a", 3]))  # type: ignore[list-item]

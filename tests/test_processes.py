@@ -3,6 +3,7 @@ run cleanly and truthfully, a closed pipe ends it quietly, a full device is name
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -173,6 +174,35 @@ def test_the_watchdog_alone_ends_orphaned_workers() -> None:
     parent.wait()
     parent.stdout.close()
     assert wait_gone(workers, 5) == []
+
+
+FORKS_WITH_A_PROGRESS_BAR = """
+import os, sys, threading
+import purebpe
+threads_at_fork = []
+os.register_at_fork(before=lambda: threads_at_fork.append(threading.active_count()))
+purebpe.train([sys.argv[1]], 400, processes=2, progress=True)
+print(threads_at_fork)
+"""
+
+
+def test_workers_are_forked_from_a_process_with_one_thread_while_a_bar_shows(tmp_path: Path) -> None:
+    # A fork from a process that runs threads may deadlock in the child (3.12 warns of it):
+    # tqdm's monitor thread must not be running when the counting workers are forked.
+    corpus = tmp_path / "corpus.txt"
+    import pydoc_data.topics
+
+    corpus.write_text("".join(pydoc_data.topics.topics.values()), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", FORKS_WITH_A_PROGRESS_BAR, str(corpus)],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    threads_at_fork = ast.literal_eval(result.stdout)
+    assert threads_at_fork and set(threads_at_fork) == {1}, threads_at_fork
 
 
 def test_sigterm_ends_the_run_with_143_and_no_traceback(tmp_path: Path) -> None:

@@ -383,8 +383,8 @@ def test_decode_rejects_ids_in_gaps_of_the_vocab() -> None:
 def test_encode_rejects_non_text(tok: Tokenizer) -> None:
     with pytest.raises(PureBPEError, match="expected text as str, got bytes"):
         tok.encode(b"abc")  # type: ignore[arg-type]
-    with pytest.raises(PureBPEError, match="item 1 is int"):
-        list(tok.encode_iterable(["a", 5]))  # type: ignore[list-item]
+    with pytest.raises(PureBPEError, match="^encode_iterable: item 1 is int, not str or bytes$"):
+        list(tok.encode_iterable([b"a", 5]))  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ Both give the same ids; the tests check it against HF's answers.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from ..decoders import Decoder
 from ..errors import PureBPEError
@@ -162,10 +162,12 @@ class HFTokenizer:
         """:meth:`encode` of each text."""
         return [self.encode(text, add_special_tokens) for text in texts]
 
-    def encode_iterable(self, chunks: Iterable[str]) -> IdStream:
+    def encode_iterable(self, chunks: Iterable[Union[str, bytes]]) -> IdStream:
         """The ids of the concatenated chunks (``add_special_tokens=False``), as they come:
         exactly :meth:`encode` of the joined text, holding only the text since the last
         place every step of the pipeline can be cut (:mod:`purebpe.hf.streaming`).
+        ``bytes`` chunks are decoded as one UTF-8 stream, as by
+        :meth:`purebpe.Tokenizer.encode_iterable`.
 
         >>> from purebpe.hf.loader import from_document
         >>> tok = from_document(

@@ -40,13 +40,14 @@ characters held at once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Union
 from weakref import WeakKeyDictionary
 
 from ..normalizers.streaming import normalizer_stream
 from ..pre_tokenizers import PreTokenizer
 from ..pre_tokenizers.cuts import BOUNDARY, TRANSPARENT, PairRule
 from ..pretokenize import cut_finder
+from ..pretokenize.chunking import decode_stream
 from ..tokenizer import STREAM_CHARS
 from .added import Found
 from .origin import origin_chars
@@ -239,7 +240,7 @@ class IdStream:
     [2, 1, 2]
     """
 
-    def __init__(self, tok: "HFTokenizer", chunks: Iterable[str]) -> None:
+    def __init__(self, tok: "HFTokenizer", chunks: Iterable[Union[str, bytes]]) -> None:
         self._tok = tok
         self._raw = tok.added.stream(raw=True)
         self._normalized = tok.added.stream(raw=False)
@@ -258,7 +259,7 @@ class IdStream:
         self._whole: Optional[List[str]] = None
         #: The most characters of the input held at once, not yet turned into ids.
         self.most_held = 0
-        self._ids = self._run(chunks)
+        self._ids = self._run(decode_stream(chunks))
 
     def __iter__(self) -> Iterator[int]:
         return self._ids  # the generator itself: a loop over it pays no call per id
@@ -280,8 +281,6 @@ class IdStream:
         pending: List[str] = []
         size = 0
         for chunk in chunks:
-            if not isinstance(chunk, str):
-                raise TypeError(f"chunks must be str, not {type(chunk).__name__}")
             pending.append(chunk)
             size += len(chunk)
             if size < STREAM_CHARS:

@@ -163,13 +163,20 @@ def clean_text(text: object) -> str:
 
 def decode_stream(items: Iterable[Union[str, bytes]]) -> Iterator[str]:
     """``items`` as text: ``bytes`` items are decoded as one UTF-8 stream; invalid UTF-8
-    raises :class:`InputError` with its byte offset in the stream."""
+    raises :class:`InputError` with its byte offset in the stream, and an item of any
+    other type :class:`PureBPEError` naming its index (as ``encode`` refuses non-text).
+
+    >>> list(decode_stream(["é", b"\\xc3", b"\\xa9"]))
+    ['é', '', 'é']
+    """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     offset = 0  # bytes of the stream before the current item
-    for item in items:
-        if not isinstance(item, (bytes, bytearray)):
-            yield item  # a str, or what cut_stream refuses with a clear error
+    for index, item in enumerate(items):
+        if isinstance(item, str):
+            yield item
             continue
+        if not isinstance(item, (bytes, bytearray)):
+            raise PureBPEError(f"encode_iterable: item {index} is {type(item).__name__}, not str or bytes")
         try:
             yield decoder.decode(item)
         except UnicodeDecodeError as exc:
@@ -205,9 +212,7 @@ def cut_stream(
     size = 0
     done = 0  # characters of the stream already yielded: where ``pending`` starts
     threshold = chunk_chars
-    for index, chunk in enumerate(texts):
-        if not isinstance(chunk, str):
-            raise PureBPEError(f"encode_iterable: item {index} is {type(chunk).__name__}, not str")
+    for chunk in texts:
         pending.append(chunk)
         size += len(chunk)
         if size < threshold:
