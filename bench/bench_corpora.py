@@ -12,11 +12,13 @@ written as text joined by ``<|endoftext|>`` (counted with that special token), J
 
 * ``counting``: every layout counted with ``purebpe.count(..., processes=--processes)``,
   interleaved, ``--rounds`` times after a first pass (which also checks that every layout
-  gives the text's counts); on PyPy in a child (no pyarrow there). MB/s are of the
+  gives the text's counts); on the compiled build of this CPython (``--compiled``, on by
+  default) and on PyPy in a child (no pyarrow there). MB/s are of the
   documents' UTF-8 bytes, so the ratios compare like with like.
 * ``encode``: ``python -m purebpe encode`` of the text file to a ``.bin``, end to end
   (start-up, tokenizer load, reading, writing), with ``--processes`` and with 1, under
-  each interpreter (GPT-2's tokenizer from the shared corpora); tiktoken built offline from
+  each interpreter and the compiled build (GPT-2's tokenizer from the shared corpora);
+  tiktoken built offline from
   the same files encodes the same documents, already in memory, with
   ``encode_ordinary_batch(num_threads=--processes)``; and the warm API
   (``Tokenizer.encode`` of the same text, second pass, in a child process every round) on
@@ -49,6 +51,7 @@ from ._harness import (
     Table,
     child_environment,
     children_cpu_seconds,
+    compiled_build,
     corpora_dir,
     digest,
     interpreter_label,
@@ -172,13 +175,27 @@ def gpt2_model(work: Path) -> Path:
     return model
 
 
-def run_cli(python: str, args: List[str]) -> Tuple[float, float]:
-    """Wall and CPU seconds (the child and its workers) of one CLI run."""
+def contenders(args: argparse.Namespace) -> List[Tuple[str, str, Optional[Path]]]:
+    """(label, interpreter, compiled build or ``None``) of every purebpe that runs: this
+    CPython, its compiled build (``--compiled``) and PyPy (``--pypy``)."""
+    here = interpreter_label(sys.executable)
+    found: List[Tuple[str, str, Optional[Path]]] = [(here, sys.executable, None)]
+    if args.compiled:
+        found.append((f"{here} compiled", sys.executable, compiled_build(sys.executable)))
+    if args.pypy:
+        found.append((interpreter_label(args.pypy), args.pypy, None))
+    return found
+
+
+def run_cli(python: str, args: List[str], compiled: Optional[Path] = None) -> Tuple[float, float]:
+    """Wall and CPU seconds (the child and its workers) of one CLI run (on a compiled build:
+    run from its folder, so that ``-m`` finds it before the checkout's sources)."""
     before, start = children_cpu_seconds(), time.perf_counter()
     subprocess.run(
         [python, "-m", "purebpe", *args],
         check=True,
-        env=child_environment(),
+        env=child_environment({"PYTHONPATH": str(compiled)} if compiled else None),
+        cwd=compiled,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -197,10 +214,10 @@ def counting(args: argparse.Namespace) -> Table:
     try:
         layouts = write_layouts(docs, work)
         results = {interpreter_name(): count_layouts(layouts, args.processes, args.rounds)}
-        if args.pypy:
-            spec = {"part": "count", "layouts": layouts, "processes": args.processes, "rounds": args.rounds}
-            report = run_child("bench.bench_corpora", spec, python=args.pypy)
-            results[interpreter_label(args.pypy)] = {k: v for k, v in report.items() if k in layouts}
+        spec = {"part": "count", "layouts": layouts, "processes": args.processes, "rounds": args.rounds}
+        for where, python, compiled in contenders(args)[1:]:
+            report = run_child("bench.bench_corpora", spec, python=python, compiled=compiled)
+            results[where] = {k: v for k, v in report.items() if k in layouts}
         rows = []
         for where, figures in results.items():
             base = figures["text"]["wall"]
@@ -220,7 +237,7 @@ def counting(args: argparse.Namespace) -> Table:
     return Table(
         rows,
         suffix="_counting",
-        interpreter="all" if args.pypy else None,
+        interpreter="all" if len(results) > 1 else None,
         title=f"Counting {megabytes:.0f} MB of {len(docs):,} documents ({args.corpus[0].name}) per layout, "
         f"{args.processes} processes",
         notes=f"median of {args.rounds} interleaved rounds; ratio = text's wall time / the layout's, "
@@ -246,24 +263,23 @@ def encode(args: argparse.Namespace) -> Table:
             "--progress",
             "none",
         ]
-        interpreters = [sys.executable] + ([args.pypy] if args.pypy else [])
+        runners = contenders(args)
         runs: Dict[str, List[Tuple[float, float]]] = {}
         warm_runs: Dict[str, List[Dict[str, float]]] = {}
         tiktoken_runs: List[Tuple[float, float]] = []
         encoding = _tiktoken_gpt2()
         for _ in range(args.rounds):
-            for python in interpreters:
-                where = interpreter_label(python)
+            for where, python, compiled in runners:
                 for processes in sorted({args.processes, 1}, reverse=True):
                     label = f"purebpe encode CLI, {processes} process{'es' if processes > 1 else ''}"
                     runs.setdefault(f"{label} / {where}", []).append(
-                        run_cli(python, base + ["--processes", str(processes)])
+                        run_cli(python, base + ["--processes", str(processes)], compiled)
                     )
                 # The warm API in every round too, so that its ratios compare runs that
                 # met the same load (a shared machine's changes by the minute).
                 spec = {"part": "api", "model": str(model), "text": str(text)}
                 warm_runs.setdefault(where, []).append(
-                    run_child("bench.bench_corpora", spec, python=python, env=NURSERY)
+                    run_child("bench.bench_corpora", spec, python=python, env=NURSERY, compiled=compiled)
                 )
             if encoding is not None:
                 timing = measure(
@@ -320,7 +336,7 @@ def encode(args: argparse.Namespace) -> Table:
     return Table(
         rows,
         suffix="_encode",
-        interpreter="all" if args.pypy else None,
+        interpreter="all" if len(runners) > 1 else None,
         title=f"End-to-end encode of {megabytes:.0f} MB ({len(docs):,} documents, GPT-2's tokenizer), "
         f"purebpe CLI vs tiktoken",
         notes=f"median of {args.rounds} rounds, interleaved; CLI: start-up, load, read, encode, "

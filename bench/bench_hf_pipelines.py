@@ -18,7 +18,8 @@ trainer: Llama 3's shape, Llama 2's shape with byte fallback, Gemma's shape), on
 * **load** seconds from the file (the rounds' loads), and **memory**: the resident-memory growth of loading
   it, each in a fresh child process.
 
-purebpe runs on this CPython and, in a child, on PyPy (``--pypy``); the peers on CPython.
+purebpe runs on this CPython and, in children, on its compiled build (``--compiled``, on by
+default) and on PyPy (``--pypy``); the peers on CPython.
 Figures are medians of ``--rounds``; CPU time is the measure (wall beside it), and
 ratios are over the peer's CPU-time figure from the same run. The text interleaves lines
 of English (en-gcide), Chinese (zh-fortunes), German and Russian (the system's gettext
@@ -44,7 +45,16 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
-from ._harness import Result, Script, Table, corpora_dir, interpreter_label, rss_bytes, run_child  # noqa: E402
+from ._harness import (  # noqa: E402
+    Result,
+    Script,
+    Table,
+    compiled_build,
+    corpora_dir,
+    interpreter_label,
+    rss_bytes,
+    run_child,
+)
 
 FETCHED = Path(os.environ.get("PUREBPE_TOKENIZER_FILES", "~/.cache/purebpe/tokenizer-files")).expanduser()
 LLAMA3_PATTERN = (
@@ -381,8 +391,15 @@ def any_model(args: Any) -> List[Table]:
     names = [n for n in MODELS if model_path(work, n).exists()]
     if args.models:
         names = [n for n in names if any(word in n for word in args.models.split("|"))]
-    spec = {"work": str(work), "rounds": args.rounds, "models": names}
+    spec = {"work": str(work.resolve()), "rounds": args.rounds, "models": names}
     ours = {"CPython": child(spec)}
+    if args.compiled:
+        build = compiled_build(sys.executable)
+        ours["CPython-compiled"] = {
+            k: v
+            for k, v in run_child("bench.bench_hf_pipelines", spec, compiled=build).items()
+            if k in MODELS
+        }
     if args.pypy:
         ours["PyPy"] = {
             k: v
@@ -421,14 +438,16 @@ def any_model(args: Any) -> List[Table]:
         row["purebpe memory MB"] = memory["purebpe"]
         row["memory ratio"] = _ratio(memory["purebpe"], memory["peer"])
         for pass_, key in (("cold", "MBps"), ("warm", "warm_MBps")):
-            row[f"{pass_} wall MB/s (peer, CPython, PyPy)"] = " / ".join(
+            row[f"{pass_} wall MB/s ({', '.join(['peer', *ours])})"] = " / ".join(
                 [str(peer[key])] + [str(figures[name][key]) for figures in ours.values()]
             )
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     text = (work / "mixed.txt").read_text(encoding="utf-8")
     interpreters = ", ".join(
-        interpreter_label(p) for p in [sys.executable] + ([args.pypy] if args.pypy else [])
+        [interpreter_label(sys.executable)]
+        + ([f"{interpreter_label(sys.executable)} compiled (CPython-compiled)"] if args.compiled else [])
+        + ([interpreter_label(args.pypy)] if args.pypy else [])
     )
     return [
         Table(

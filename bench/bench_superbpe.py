@@ -1,6 +1,7 @@
 """SuperBPE against BPE: compression on held-out text, and stage 2's time and memory.
 
-Run from the repository root (CPython; ``--pypy`` adds purebpe on PyPy)::
+Run from the repository root (CPython; ``--pypy`` adds purebpe on PyPy, and the compiled
+build of this CPython runs too unless ``--no-compiled``)::
 
     python -m bench.bench_superbpe --pypy /work/pypy-venv/bin/python
 
@@ -22,9 +23,19 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ._harness import ChildFailed, Script, Table, corpus_path, fmt, peak_rss_mb, run_child, timed
+from ._harness import (
+    ChildFailed,
+    Script,
+    Table,
+    compiled_build,
+    corpus_path,
+    fmt,
+    peak_rss_mb,
+    run_child,
+    timed,
+)
 from .hf_trainer_adapter import hf_trainer
 
 script = Script("bench_superbpe", __doc__, rounds=1, interpreters=True)
@@ -80,11 +91,16 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
     base = {"train": str(train), "held_out": str(held_out), "vocab": vocab}
     fractions = [float(f) for f in args.transitions.split(",")][: 1 if args.quick else None]
 
-    def run(python: str, **spec: Any) -> Dict[str, Any]:
+    def run(python: str, compiled: Optional[Path] = None, **spec: Any) -> Dict[str, Any]:
         env = {"TOKENIZERS_PARALLELISM": "false", "RAYON_NUM_THREADS": "1"}
         try:
             return run_child(
-                "bench.bench_superbpe", dict(base, **spec), python=python, env=env, timeout=args.timeout
+                "bench.bench_superbpe",
+                dict(base, **spec),
+                python=python,
+                env=env,
+                timeout=args.timeout,
+                compiled=compiled,
             )
         except ChildFailed as failure:
             print(failure, file=sys.stderr)
@@ -119,13 +135,17 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
         print(rows[-1], file=sys.stderr, flush=True)
 
     rows: List[Dict[str, Any]] = []
-    interpreters = [("CPython", args.python)] + ([("PyPy", args.pypy)] if args.pypy else [])
-    for label, python in interpreters:
-        plain = run(python, tool="purebpe", transition=None)
+    interpreters: List[Tuple[str, str, Optional[Path]]] = [("CPython", args.python, None)]
+    if args.compiled:
+        interpreters.append(("CPython-compiled", args.python, compiled_build(args.python)))
+    if args.pypy:
+        interpreters.append(("PyPy", args.pypy, None))
+    for label, python, compiled in interpreters:
+        plain = run(python, compiled, tool="purebpe", transition=None)
         row("purebpe BPE", label, "-", plain, 1.0)
         for fraction in fractions:
             transition = int((vocab - 256) * fraction)
-            result = run(python, tool="purebpe", transition=transition)
+            result = run(python, compiled, tool="purebpe", transition=transition)
             fewer = (
                 plain["bytes_per_token"] / result["bytes_per_token"]
                 if "error" not in plain and "error" not in result

@@ -35,14 +35,13 @@ whatever such an interruption left.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
-import secrets
 import shutil
 import socket
 import stat
 import time
+import zlib
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,6 +92,8 @@ written: Deque[Path] = deque(maxlen=64)
 
 def digest(data: bytes) -> str:
     """The fingerprint one file of a multi-file output records for a partner file."""
+    import hashlib  # here: on PyPy it loads OpenSSL, a fifth of a second of every start-up
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -433,13 +434,14 @@ _origin_cache: List[str] = []
 
 
 def _origin() -> str:
-    """A digest of this host's name and PID namespace: where a pid means this process."""
+    """A checksum of this host's name and PID namespace: where a pid means this process."""
     if not _origin_cache:
         try:
             namespace = os.readlink("/proc/self/ns/pid")
         except OSError:
             namespace = ""
-        _origin_cache.append(hashlib.sha256(f"{socket.gethostname()}\0{namespace}".encode()).hexdigest()[:8])
+        where = f"{socket.gethostname()}\0{namespace}".encode()
+        _origin_cache.append(f"{zlib.crc32(where):08x}")
     return _origin_cache[0]
 
 
@@ -454,7 +456,7 @@ def _temporary(target: Path) -> Tuple[int, str]:
     remove_stale_temporaries(directory)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
-        tmp = str(directory / f".{target.name}.purebpe-{os.getpid()}-h{_origin()}-{secrets.token_hex(4)}.tmp")
+        tmp = str(directory / f".{target.name}.purebpe-{os.getpid()}-h{_origin()}-{os.urandom(4).hex()}.tmp")
         _OWN_TEMPORARIES.add(tmp)  # before it exists: see the module docstring
         try:
             fd = os.open(tmp, flags, 0o666)
@@ -495,7 +497,7 @@ def make_temporary_directory(parent: PathLike, prefix: str) -> str:
     False
     """
     while True:
-        path = os.path.join(parent, f"{prefix}{secrets.token_hex(4)}.tmp")
+        path = os.path.join(parent, f"{prefix}{os.urandom(4).hex()}.tmp")
         _OWN_TEMPORARIES.add(path)  # before it exists: see the module docstring
         try:
             os.mkdir(path, 0o700)

@@ -9,7 +9,7 @@ import os
 import platform
 import sys
 import zlib
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -31,20 +31,19 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-#: Under ``PUREBPE_SPLIT_CPYTHONS=1``, CPython 3.(9 + k) runs the tests of buckets k and k + 3.
+#: Under ``PUREBPE_SPLIT_CPYTHONS=1``, CPython 3.(9 + k) runs the tests of bucket k.
 SPLIT_BUCKETS = 5
 
 
-def _split_buckets() -> Optional[Tuple[int, int]]:
-    """The buckets of tests this interpreter runs under ``PUREBPE_SPLIT_CPYTHONS=1``, or
+def _split_bucket() -> Optional[int]:
+    """The bucket of tests this interpreter runs under ``PUREBPE_SPLIT_CPYTHONS=1``, or
     ``None`` for the whole suite.
 
     CI (``.ci/run``) sets it to keep the tox matrix within its time budget. A test's bucket
-    is a hash of its id modulo 5, and CPython 3.9 ... 3.13 each run two buckets, so that
-    every test runs on two pure-Python CPythons two or three minor versions apart (3.9 and
-    3.11, 3.10 and 3.12, 3.11 and 3.13, 3.9 and 3.12, 3.10 and 3.13), while PyPy and the
-    compiled build (CPython 3.11) run the whole suite. A plain ``tox`` runs everything
-    everywhere.
+    is a hash of its id modulo 5, and CPython 3.9 ... 3.13 each run one bucket, so that
+    every test runs on one pure-Python CPython, on the compiled build (CPython 3.11, where
+    every module but the ten compiled ones is the same Python) and on PyPy, which run the
+    whole suite. A plain ``tox`` runs everything everywhere.
     """
     if os.environ.get("PUREBPE_SPLIT_CPYTHONS", "") in ("", "0"):
         return None
@@ -54,30 +53,29 @@ def _split_buckets() -> Optional[Tuple[int, int]]:
 
     if not purebpe.core.__file__.endswith(".py"):  # the compiled build
         return None
-    return buckets_of(sys.version_info[1])
+    return bucket_of(sys.version_info[1])
 
 
-def buckets_of(minor: int) -> Tuple[int, int]:
-    """The two buckets CPython 3.``minor`` runs under ``PUREBPE_SPLIT_CPYTHONS=1``."""
-    k = minor - 9
-    return k, (k + 3) % SPLIT_BUCKETS
+def bucket_of(minor: int) -> int:
+    """The bucket CPython 3.``minor`` runs under ``PUREBPE_SPLIT_CPYTHONS=1``."""
+    return minor - 9
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
-    buckets = _split_buckets()
-    if buckets is None:
+    bucket = _split_bucket()
+    if bucket is None:
         return
     kept: List[pytest.Item] = []
     left: List[pytest.Item] = []
     for item in items:
-        (kept if zlib.crc32(item.nodeid.encode("utf-8")) % SPLIT_BUCKETS in buckets else left).append(item)
+        (kept if zlib.crc32(item.nodeid.encode("utf-8")) % SPLIT_BUCKETS == bucket else left).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
 
 
 def pytest_report_header(config: pytest.Config) -> Optional[str]:
-    buckets = _split_buckets()
-    if buckets is None:
+    bucket = _split_bucket()
+    if bucket is None:
         return None
-    return f"PUREBPE_SPLIT_CPYTHONS: buckets {buckets} of {SPLIT_BUCKETS} run here (tests/conftest.py)"
+    return f"PUREBPE_SPLIT_CPYTHONS: bucket {bucket} of {SPLIT_BUCKETS} runs here (tests/conftest.py)"

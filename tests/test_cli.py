@@ -110,3 +110,15 @@ def test_continue_training_from_a_saved_model(tmp_path: Path) -> None:
     assert more.returncode == 0, more.stderr
     small, big = purebpe.load(tmp_path / "small"), purebpe.load(tmp_path / "big")
     assert big.merges[: len(small.merges)] == small.merges and big.vocab_size == 350
+
+
+def test_start_up_loads_no_openssl(tmp_path: Path) -> None:
+    # hashlib (and secrets, through hmac) load OpenSSL: on PyPy a fifth of a second of every
+    # command's start-up. purebpe imports hashlib only where a digest is computed.
+    code = "import sys, purebpe.cli; print(sorted({'hashlib', 'secrets', 'ssl'} & set(sys.modules)))"
+    env = dict(os.environ, PYTHONPATH=str(Path(purebpe.__file__).parent.parent))
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
