@@ -1,6 +1,9 @@
 """Hypothesis profiles: ``ci`` (the default under CI=true or tox) never flakes; ``dev`` hunts bugs.
 
 Select one with ``HYPOTHESIS_PROFILE=dev pytest`` (random seeds, more examples).
+
+Under ``PUREBPE_SPLIT_CPYTHONS=1`` (set by ``.ci/run``) each pure-Python CPython runs a fifth
+of the suite (:func:`_split_bucket`).
 """
 
 from __future__ import annotations
