@@ -149,6 +149,7 @@ def run_purebpe(spec: Dict[str, Any]) -> Dict[str, Any]:
     results: Dict[str, Any] = {}
     for vocab in VOCABS:
         results[vocab] = time_encoder(purebpe_encoder(vocab, model_dir).encode, chunks, rounds)
+        results[vocab]["engine"] = ENGINE  # this build's (the compiled one's is the scanner)
         if ENGINE != "scanner":  # also the pure-Python scanner, what runs without `regex`
             with pretokenizer_engine("scanner"):
                 results[vocab]["scanner"] = time_encoder(
@@ -215,7 +216,7 @@ def encode_throughput(args: argparse.Namespace) -> Table:
         if "scanner" in ours[vocab]:
             row(vocab, "purebpe (scanner)", here, ours[vocab]["scanner"], base)
         if vocab in compiled:
-            row(vocab, f"purebpe ({ENGINE})", here + " compiled", compiled[vocab], base)
+            row(vocab, f"purebpe ({compiled[vocab]['engine']})", here + " compiled", compiled[vocab], base)
             if "scanner" in compiled[vocab]:
                 row(vocab, "purebpe (scanner)", here + " compiled", compiled[vocab]["scanner"], base)
         if vocab in theirs:
