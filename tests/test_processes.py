@@ -16,6 +16,7 @@ import pytest
 
 import purebpe
 from purebpe import BPEModel
+from purebpe.corpus import default_corpus
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -190,9 +191,7 @@ def test_workers_are_forked_from_a_process_with_one_thread_while_a_bar_shows(tmp
     # A fork from a process that runs threads may deadlock in the child (3.12 warns of it):
     # tqdm's monitor thread must not be running when the counting workers are forked.
     corpus = tmp_path / "corpus.txt"
-    import pydoc_data.topics
-
-    corpus.write_text("".join(pydoc_data.topics.topics.values()), encoding="utf-8")
+    corpus.write_text("".join(default_corpus()), encoding="utf-8")
     result = subprocess.run(
         [sys.executable, "-W", "error", "-c", FORKS_WITH_A_PROGRESS_BAR, str(corpus)],
         env=env(),
