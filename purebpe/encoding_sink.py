@@ -2,7 +2,7 @@
 finds it, and it appends the pre-token's ids to the output at once.
 
 A scanner writes pre-tokens with ``sink[token] = sink.get(token, 0) + 1``, the line that
-counts them into a dict when training (:class:`purebpe.pretokenize._tables.TokenSink`).
+counts them into a dict when training (:mod:`purebpe.pretokenize.sinks`).
 :class:`purebpe.Tokenizer` passes an :class:`EncodingSink` instead, so encoding builds no
 list of pieces: each pre-token's ids come from the word cache. A pre-token the cache does
 not hold gets a placeholder there and in the output, and :meth:`EncodingSink.finish`
@@ -12,14 +12,15 @@ in place. On PyPy that loop is what makes a cold encode fast: merges run inside 
 scanner's loop took 7.5 us a new word of the 2 MB mixed text of ``bench_hf_pipelines``
 (o200k), 4.3 us in a loop apart, where the JIT compiles them on their own (cold encode
 0.33 -> 0.27 s). On PyPy the JIT inlines the sink's calls into the scanner's loop; in the
-compiled build (``setup.py``) this class and the word encoder are native ones, whose
-methods the compiled scanners call without an interpreted frame.
+compiled build (``setup.py``) this class and the word encoder are native ones, and the
+compiled scanners call this :class:`~purebpe.pretokenize.sinks.Sink`'s methods in C.
 """
 
 from __future__ import annotations
 
 from typing import Dict, List
 
+from .pretokenize.sinks import Sink
 from .word_encoder import WordEncoder
 
 __all__ = ["CACHE_SIZE", "EncodingSink"]
@@ -29,7 +30,7 @@ __all__ = ["CACHE_SIZE", "EncodingSink"]
 CACHE_SIZE = 1 << 17
 
 
-class EncodingSink:
+class EncodingSink(Sink):
     """Appends the ids of every pre-token written to it to ``out`` (new pre-tokens' once
     :meth:`finish` has run).
 
@@ -54,9 +55,6 @@ class EncodingSink:
         #: list the cache holds too, given the ids in place by :meth:`finish`).
         self.pending: List[str] = []
         self.placeholders: List[List[int]] = []
-
-    def get(self, token: str, default: int) -> int:
-        return 0
 
     def __setitem__(self, token: str, count: int) -> None:
         ids = self.cache.get(token)

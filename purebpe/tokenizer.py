@@ -54,7 +54,7 @@ from typing import (
 from .encoding_sink import CACHE_SIZE, EncodingSink
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
-from .pretokenize import DEFAULT_COUNT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
+from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
 from .specials import (
     AllowedSpecial,
@@ -99,7 +99,7 @@ PIECE_BYTES = 1 << 15
 #: The pre-tokenizer engine: the fastest one measured on this interpreter (the scanner on
 #: PyPy and in the compiled build, ``re`` on interpreted CPython). All engines give the
 #: same pre-tokens.
-ENGINE = DEFAULT_COUNT_ENGINE
+ENGINE = DEFAULT_ENGINE
 
 
 class Tokenizer:

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 
 from purebpe.errors import PureBPEError
 from purebpe.pretokenize import (
-    DEFAULT_COUNT_ENGINE,
     DEFAULT_ENGINE,
     ENGINES,
     GPT2_PATTERN,
@@ -344,7 +343,6 @@ def test_public_constants() -> None:
     assert ENGINES == ("scanner", "re", "regex")
     assert PRETOKENIZERS == ("gpt2", "cl100k", "o200k", "llama3", "qwen", "qwen3.5", "tekken", "none")
     assert DEFAULT_ENGINE in STDLIB_ENGINES  # the default never needs the optional package
-    assert DEFAULT_COUNT_ENGINE in STDLIB_ENGINES
 
 
 @pytest.mark.parametrize("bad", ["Scanner", "", "tiktoken", None])

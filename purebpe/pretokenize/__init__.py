@@ -36,9 +36,10 @@ by probing ``regex`` for every code point, so all engines agree with ``regex`` w
 Unicode version the interpreter's ``unicodedata`` has.
 
 ``DEFAULT_ENGINE`` is the fastest measured engine that needs only the standard library:
-the scanner on PyPy (3-5x faster than either regular-expression engine there), ``re`` on
-CPython (its C matcher beats an interpreted loop by about 2x).  The figures per pattern
-are in ``docs/pretokenization.md`` and ``bench/bench_pretokenize.py``.
+the scanner on PyPy (3-5x faster than either regular-expression engine there) and in the
+compiled build (``docs/compiled.md``), ``re`` on interpreted CPython (its C matcher beats
+an interpreted loop by about 2x).  The figures per pattern are in
+``docs/pretokenization.md`` and ``bench/bench_pretokenize.py``.
 
 Each module also says where a text may be cut without changing its pieces
 (``safe_cut``), which :class:`purebpe.pretokenize.chunking.ChunkCutter` uses to stream files and
@@ -53,14 +54,14 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import PureBPEError
 from . import cl100k, custom, gpt2, lines, llama3, o200k, qwen, qwen35, tekken
-from ._tables import TokenList, TokenSink, add_counts
+from ._tables import add_counts
 from .custom import Pattern
 from .gpt2 import GPT2_PATTERN
 from .lines import count_lines, split_lines
 from .resolve import named_pattern, resolve_pattern
+from .sinks import TokenList, TokenSink
 
 __all__ = [
-    "DEFAULT_COUNT_ENGINE",
     "DEFAULT_ENGINE",
     "ENGINES",
     "GPT2_PATTERN",
@@ -113,15 +114,13 @@ Utf8WordCounter = Callable[[bytes, Dict[bytes, int]], None]
 Scanner = Callable[[str, TokenSink], None]
 Splitter = Callable[[str], List[str]]
 
-DEFAULT_ENGINE: str = "scanner" if platform.python_implementation() == "PyPy" else "re"
-#: The default engine of counting: also the scanner where the scanners are compiled by mypyc
-#: (``setup.py``; a scanner module is then an extension, not a ``.py``), which counts gpt2,
-#: cl100k, o200k 2.2x, 1.7x, 1.2x faster than ``re`` (docs/compiled.md). It is also the
-#: tokenizer's engine (``purebpe.tokenizer.ENGINE``), whose scanner hands each piece to a
-#: compiled sink; :func:`splitter` keeps ``DEFAULT_ENGINE``: a compiled scanner pays a
-#: Python call per piece to the ``TokenList`` it fills.
-DEFAULT_COUNT_ENGINE: str = (
-    "scanner" if DEFAULT_ENGINE == "scanner" or not str(gpt2.__file__).endswith(".py") else "re"
+#: The scanner on PyPy and where the scanners are compiled by mypyc (``setup.py``; a scanner
+#: module is then an extension, not a ``.py``): compiled, they count gpt2, cl100k, o200k
+#: 2.2x, 1.7x, 1.2x faster than ``re`` and split 2.3x, 2.6x, 3.0x faster (docs/compiled.md).
+DEFAULT_ENGINE: str = (
+    "scanner"
+    if platform.python_implementation() == "PyPy" or not str(gpt2.__file__).endswith(".py")
+    else "re"
 )
 
 
@@ -154,11 +153,11 @@ def _check_engine(engine: object) -> str:
     raise PureBPEError(f"unknown pre-tokenization engine {engine!r}; valid engines: {', '.join(ENGINES)}")
 
 
-def _scanner_split(scan: Callable[[str, TokenList], None]) -> Splitter:
+def _scanner_split(scan: Scanner) -> Splitter:
     def split(text: str) -> List[str]:
         tokens = TokenList()
         scan(text, tokens)
-        return list(tokens)
+        return tokens.tokens
 
     return split
 
@@ -188,7 +187,7 @@ def splitter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) 
 
 def scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optional[Scanner]:
     """The scanner of a named pattern, ``scan(text, sink)``, when ``engine`` is the scanner;
-    ``None`` otherwise.  ``sink`` is any :class:`~._tables.TokenSink`: the tokenizer
+    ``None`` otherwise.  ``sink`` is any :data:`~.sinks.TokenSink`: the tokenizer
     passes one that encodes each pre-token as the scanner finds it (no list of pieces)."""
     pretokenizer = check_pretokenizer(pretokenizer)
     if isinstance(pretokenizer, str) and pretokenizer in _MODULES and _check_engine(engine) == "scanner":
@@ -197,7 +196,7 @@ def scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optiona
     return None
 
 
-def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUNT_ENGINE) -> WordCounter:
+def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) -> WordCounter:
     """The function adding 1 to ``counts[piece]`` for every piece of a text."""
     pretokenizer = check_pretokenizer(pretokenizer)
     if pretokenizer == "none":
@@ -223,7 +222,7 @@ _UTF8_COUNTERS: Dict[str, Utf8WordCounter] = {"gpt2": gpt2.count_utf8}
 
 
 def utf8_word_counter(
-    pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_COUNT_ENGINE
+    pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE
 ) -> Optional[Utf8WordCounter]:
     """The function counting the words of valid UTF-8 into ``{word bytes: count}``, where
     ``pretokenizer``'s words are counted by its scanner and the scanner has one; ``None``
@@ -288,7 +287,7 @@ def pretokenize(text: str, engine: str = DEFAULT_ENGINE, *, pretokenizer: Pretok
 def count_pretokens(
     text: str,
     counts: Dict[str, int],
-    engine: str = DEFAULT_COUNT_ENGINE,
+    engine: str = DEFAULT_ENGINE,
     *,
     pretokenizer: Pretokenizer = "gpt2",
 ) -> None:

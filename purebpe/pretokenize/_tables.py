@@ -1,4 +1,4 @@
-"""What the pattern modules share: per-code-point class tables, token sinks, ``re`` helpers.
+"""What the pattern modules share: per-code-point class tables, counting, ``re`` helpers.
 
 A scanner looks up ``table[ord(char)]`` -- one ``bytes`` of length 0x110000 -- rather than
 asking :mod:`unicodedata`, whose Unicode version depends on the interpreter: the tables are
@@ -115,28 +115,6 @@ def contraction_end(text: str, i: int, n: int) -> int:
         if (after in "lL" and last in "lL") or (after in "vVrR" and last in "eE"):
             return i + 3
     return 0
-
-
-class TokenSink(Protocol):
-    """What a scanner writes tokens to: a ``dict`` of counts, or a :class:`TokenList`."""
-
-    def get(self, token: str, default: int) -> int: ...
-
-    def __setitem__(self, token: str, count: int) -> None: ...
-
-
-class TokenList(List[str]):
-    """A list a scanner can "count" into: it records each token, in order.
-
-    This lets one scanner loop serve both splitting and the hot counting path, which gets
-    a real ``dict`` and so pays for nothing here.
-    """
-
-    def get(self, token: str, default: int) -> int:
-        return 0
-
-    def __setitem__(self, token: str, count: int) -> None:  # type: ignore[override]
-        self.append(token)
 
 
 def _add_counts_loop(tokens: List[str], counts: Dict[str, int]) -> None:

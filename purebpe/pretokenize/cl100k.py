@@ -47,7 +47,6 @@ from ._tables import (
     NUMBER,
     OTHER,
     WHITESPACE,
-    TokenSink,
     ascii_contraction_end,
     compiled_forms,
     contraction_end,
@@ -58,6 +57,7 @@ from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
+from .sinks import TokenSink
 
 PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
@@ -129,11 +129,15 @@ def scan_variant(
             end = i + 1
             while end < n and class_of[ord(text[end])] == WHITESPACE:
                 end += 1
-            last_newline = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
-            if end == n and (final_run_whole or last_newline < 0):
+            # Just past the run's last \r or \n (``start`` if it has none): a loop, not two
+            # rfind calls, which the compiled build makes by name (runs are short).
+            newline_end = end
+            while newline_end > start and text[newline_end - 1] != "\n" and text[newline_end - 1] != "\r":
+                newline_end -= 1
+            if end == n and (final_run_whole or newline_end == start):
                 i = n
-            elif last_newline >= 0:
-                i = last_newline + 1
+            elif newline_end > start:
+                i = newline_end
             elif end - start > 1:
                 i = end - 1
             else:
@@ -183,11 +187,13 @@ def scan_ascii(text: str, counts: TokenSink, max_digits: int, final_run_whole: b
             end = i + 1
             while end < n and class_of[data[end]] == WHITESPACE:
                 end += 1
-            last_newline = max(data.rfind(b"\n", start, end), data.rfind(b"\r", start, end))
-            if end == n and (final_run_whole or last_newline < 0):
+            newline_end = end
+            while newline_end > start and data[newline_end - 1] != 0x0A and data[newline_end - 1] != 0x0D:
+                newline_end -= 1
+            if end == n and (final_run_whole or newline_end == start):
                 i = n
-            elif last_newline >= 0:
-                i = last_newline + 1
+            elif newline_end > start:
+                i = newline_end
             elif end - start > 1:
                 i = end - 1
             else:

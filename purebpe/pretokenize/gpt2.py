@@ -40,12 +40,12 @@ from ._tables import (
     CUT_TRIES,
     NO_RUN,
     WHITESPACE,
-    TokenSink,
     certainly_not_space,
     last_class_change,
     re_class_body,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
+from .sinks import TokenSink
 
 PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 #: The 2019 original, which GPT-2's ``encoder.py`` and most BPE code spell this way.

@@ -30,7 +30,6 @@ from . import cl100k
 from ._tables import (
     CLASS_OF,
     WHITESPACE,
-    TokenSink,
     compiled_forms,
     re_class_body,
 )
@@ -38,6 +37,7 @@ from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
+from .sinks import TokenSink
 
 PATTERN = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import List
 
 from . import cl100k, llama3
-from ._tables import TokenSink, compiled_forms
+from ._tables import compiled_forms
 from ._tables import re_split as re_split_segments
+from .sinks import TokenSink
 
 PATTERN = llama3.PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
 

@@ -28,7 +28,6 @@ from ._tables import (
     LETTER,
     NUMBER,
     WHITESPACE,
-    TokenSink,
     build_table,
     compiled_forms,
     newline_space_or_class_cut,
@@ -36,6 +35,7 @@ from ._tables import (
 from ._tables import re_split as re_split_segments
 from ._unicode_classes import LETTER_RANGES, MARK_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
 from .re_forms import QWEN3_5, qwen3_5_source
+from .sinks import TokenSink
 
 PATTERN = QWEN3_5
 

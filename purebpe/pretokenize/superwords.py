@@ -47,8 +47,6 @@ from ._tables import (
     NUMBER,
     OTHER,
     WHITESPACE,
-    TokenList,
-    TokenSink,
     add_counts,
     compiled_forms,
     is_ascii_digit,
@@ -56,6 +54,7 @@ from ._tables import (
     split_at_matches,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
+from .sinks import TokenList, TokenSink
 
 PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 
@@ -122,7 +121,7 @@ def scan_split(text: str) -> List[str]:
     """
     tokens = TokenList()
     scan(text, tokens)
-    return list(tokens)
+    return tokens.tokens
 
 
 def re_source(bmp_only: bool) -> str:

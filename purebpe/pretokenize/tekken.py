@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import List
 
 from . import o200k
-from ._tables import TokenSink, compiled_forms
+from ._tables import compiled_forms
 from ._tables import re_split as re_split_segments
+from .sinks import TokenSink
 
 PATTERN = (
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
