@@ -171,27 +171,34 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
 @script.register
 def superbpe_whole_run(args: argparse.Namespace) -> Table:
     """Peak memory and time of the whole ``purebpe train --superbpe`` (stage 1, stage 2, the
-    summary) against HF ``tokenizers``' stage 2 alone (from scratch, the stage-2 split, one
-    thread): median of ``--rounds`` fresh processes each."""
+    summary) on PyPy, the compiled build and CPython, against HF ``tokenizers``' stage 2
+    alone (from scratch, the stage-2 split, one thread): median of ``--rounds`` fresh
+    processes each (HF: ``--peer-rounds``)."""
     corpus = corpus_path(args.cli_corpus, quick=args.quick)
     vocab = 2000 if args.quick else args.cli_vocab
     transition = int((vocab - 257) * args.cli_transition)
     size_mb = corpus.stat().st_size / 1e6
     base = {"train": str(corpus), "vocab": vocab, "transition": transition, "specials": ["<|endoftext|>"]}
     single = {"TOKENIZERS_PARALLELISM": "false", "RAYON_NUM_THREADS": "1"}
-    runs = [("purebpe train --superbpe", "PyPy", args.pypy, "cli")] if args.pypy else []
-    runs += [("HF tokenizers, stage-2 Split from scratch, 1 thread", "CPython", args.python, "hf")]
+    command = "purebpe train --superbpe"
+    runs: List[Tuple[str, str, str, str, Optional[Path]]] = []
+    if args.pypy:
+        runs.append((command, "PyPy", args.pypy, "cli", None))
+    if args.compiled:
+        runs.append((command, "CPython-compiled", args.python, "cli", compiled_build(args.python)))
+    runs.append((command, "CPython", args.python, "cli", None))
+    runs.append(("HF tokenizers, stage-2 Split from scratch, 1 thread", "CPython", args.python, "hf", None))
     rows: List[Mapping[str, Any]] = []
-    for tool, label, python, kind in runs:
+    for tool, label, python, kind, compiled in runs:
         env = dict(single)
         if label == "PyPy" and args.nursery != "default":
             env["PYPY_GC_NURSERY"] = args.nursery
         results = []
         for _ in range(args.rounds if kind == "cli" else args.peer_rounds):
             try:
-                results.append(
-                    run_child("bench.bench_superbpe", dict(base, tool=kind), python=python, env=env)
-                )
+                spec = dict(base, tool=kind)
+                result = run_child("bench.bench_superbpe", spec, python=python, env=env, compiled=compiled)
+                results.append(result)
             except ChildFailed as failure:
                 print(failure, file=sys.stderr)
                 results.append(failure.row())
