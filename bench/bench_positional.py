@@ -63,7 +63,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ._harness import (
     RssPeak,
@@ -204,6 +204,17 @@ def interpreters(args: argparse.Namespace) -> List[str]:
     return [i for i in (args.pypy, args.python) if i]
 
 
+def builds(args: argparse.Namespace) -> List[Tuple[str, str, Optional[Path]]]:
+    """``(label, interpreter, compiled build or None)`` of the parts that measure purebpe
+    alone: the first interpreter (PyPy when given), then the compiled build unless
+    ``--no-compiled``."""
+    python = interpreters(args)[0]
+    runs: List[Tuple[str, str, Optional[Path]]] = [(interpreter_label(python), python, None)]
+    if args.python and args.compiled:
+        runs.append((interpreter_label(args.python) + " compiled", args.python, args.compiled))
+    return runs
+
+
 def zh(args: argparse.Namespace) -> Path:
     return corpus_path("zh-fortunes.txt", quick=args.quick)
 
@@ -312,12 +323,22 @@ def memory(args: argparse.Namespace) -> Table:
             }
         )
 
-    spec = {"tool": "purebpe", "corpus": str(zh(args)), "vocab": vocab(args)}
+    spec = {"tool": "purebpe", "corpus": str(zh(args).resolve()), "vocab": vocab(args)}
     if args.pypy:
         for warm in (False, True):
             result = run_child("bench.bench_positional", dict(spec, warm=warm), python=args.pypy, env=NURSERY)
             what = "second training in the process (JIT warm)" if warm else "first training"
             row(args.pypy, f"RSS growth, {what}", result["train_rss_growth_mb"])
+    if args.python and args.compiled:
+        result = run_child("bench.bench_positional", spec, python=args.python, compiled=args.compiled)
+        rows.append(
+            {
+                "interpreter": interpreter_label(args.python) + " compiled",
+                f"measure (corpus {corpus_bytes / 1e6:.2f} MB)": "RSS growth, first training",
+                "MB": f"{result['train_rss_growth_mb']:.2f}",
+                "x corpus": f"{result['train_rss_growth_mb'] * 1e6 / corpus_bytes:.2f}x",
+            }
+        )
     if args.python and args.tracemalloc:
         result = run_child("bench.bench_positional", dict(spec, tracemalloc=True), python=args.python)
         traced, output = result["tracemalloc_mb"], result["output_mb"]
@@ -349,8 +370,12 @@ def rotated_corpus(source: Path, k: int, directory: Path) -> Path:
 
 
 @script.register
-def scaling(args: argparse.Namespace) -> Table:
-    python = interpreters(args)[0]
+def scaling(args: argparse.Namespace) -> Iterator[Table]:
+    for label, python, compiled in builds(args):
+        yield scaling_on(args, label, python, compiled)
+
+
+def scaling_on(args: argparse.Namespace, label: str, python: str, compiled: Optional[Path]) -> Table:
     rows = []
     first: Optional[Result] = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -361,6 +386,7 @@ def scaling(args: argparse.Namespace) -> Table:
                 {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args)},
                 python=python,
                 env=NURSERY,
+                compiled=compiled,
             )
             first = first or result
             rows.append(
@@ -375,19 +401,23 @@ def scaling(args: argparse.Namespace) -> Table:
                     "growth vs 1x": f"{result['train_rss_growth_mb'] / first['train_rss_growth_mb']:.2f}",
                 }
             )
-            print(f"  scaling {k}x: {result['total_s']:.2f} s", file=sys.stderr)
+            print(f"  scaling {k}x on {label}: {result['total_s']:.2f} s", file=sys.stderr)
     return Table(
         rows,
         suffix="_scaling",
-        interpreter=interpreter_label(python),
+        interpreter=label,
         title="Positional trainer scaling",
-        notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB",
+        notes=f"{label}, vocab {vocab(args)}" + (", GC nursery 4 MB" if python == args.pypy else ""),
     )
 
 
 @script.register
-def long_line(args: argparse.Namespace) -> Table:
-    python = interpreters(args)[0]
+def long_line(args: argparse.Namespace) -> Iterator[Table]:
+    for label, python, compiled in builds(args):
+        yield long_line_on(args, label, python, compiled)
+
+
+def long_line_on(args: argparse.Namespace, label: str, python: str, compiled: Optional[Path]) -> Table:
     limit = 1_000_000 if args.quick else LONG_LINE_BYTES
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "one-line.txt"
@@ -402,6 +432,7 @@ def long_line(args: argparse.Namespace) -> Table:
             {"tool": "purebpe", "corpus": str(path), "vocab": vocab(args), "progress": True},
             python=python,
             env=NURSERY,
+            compiled=compiled,
         )
         size = path.stat().st_size
     frames = [frame for frame in re.split(r"[\r\n]", result["stderr"]) if frame.startswith("merge")]
@@ -419,9 +450,11 @@ def long_line(args: argparse.Namespace) -> Table:
     return Table(
         [row],
         suffix="_long_line",
-        interpreter=interpreter_label(python),
+        interpreter=label,
         title=f"Positional trainer on one {size / 1e6:.0f} MB line",
-        notes=f"{interpreter_label(python)}, vocab {vocab(args)}, GC nursery 4 MB; last bar frame: `{last}`",
+        notes=f"{label}, vocab {vocab(args)}"
+        + (", GC nursery 4 MB" if python == args.pypy else "")
+        + f"; last bar frame: `{last}`",
     )
 
 
