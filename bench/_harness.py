@@ -374,8 +374,12 @@ def run_child(
 def child_environment(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """This process's environment updated with ``env``, the repository on ``PYTHONPATH``
     after ``env``'s (a compiled build, which holds only ``purebpe``) and before this
-    process's; byte code is written (``PYTHONDONTWRITEBYTECODE`` is dropped)."""
-    paths = [(env or {}).get("PYTHONPATH"), str(ROOT), os.environ.get("PYTHONPATH")]
+    process's, except a compiled build this process runs on (:mod:`bench.compiled`): its
+    children run on it too. Byte code is written (``PYTHONDONTWRITEBYTECODE`` is dropped)."""
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    builds = [p for p in inherited if Path(p).parent == COMPILED_CACHE]
+    rest = [p for p in inherited if p not in builds]
+    paths = [(env or {}).get("PYTHONPATH"), *builds, str(ROOT), *rest]
     merged = dict(os.environ, **dict(env or {}, PYTHONPATH=os.pathsep.join(p for p in paths if p)))
     # Children write and reuse byte code, as an installed package has it: without, each
     # child compiles purebpe's sources again (0.06 s of CPython's start-up, 0.07 s of

@@ -122,6 +122,15 @@ def test_children_write_byte_code_as_an_installed_package_has_it(monkeypatch: An
     assert env["PYTHONPATH"].split(os.pathsep)[:2] == ["/build", str(ROOT)]
 
 
+def test_children_of_a_script_on_the_compiled_build_run_on_it(monkeypatch: Any) -> None:
+    """``python -m bench.compiled bench.X``: X's own children must not fall back to the
+    checkout's pure purebpe, which the repository's place on the path would put first."""
+    build = str(_harness.COMPILED_CACHE / "0123456789abcdef-CPython-3.11.7")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([build, "/elsewhere"]))
+    paths = _harness.child_environment()["PYTHONPATH"].split(os.pathsep)
+    assert paths == [build, str(ROOT), "/elsewhere"]
+
+
 def test_source_digest_follows_the_package_sources(tmp_path: Path) -> None:
     (tmp_path / "purebpe").mkdir()
     (tmp_path / "setup.py").write_text("setup()")
