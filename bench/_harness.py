@@ -642,6 +642,8 @@ class Script:
                 for p in ([n] if "*" not in n else sorted((args.corpora or corpora_dir()).glob(n)))
             ]
             args.corpus = [corpus_path(n, args.corpora, args.quick) for n in names if _found(n, args.corpora)]
+            if not args.corpus:
+                raise SystemExit(f"{self.name}: no corpus to run on (--corpus, or --corpora for the folder)")
         if hasattr(args, "pypy"):
             args.pypy = find_pypy(args.pypy)
         if hasattr(args, "compiled"):

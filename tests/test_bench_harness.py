@@ -267,3 +267,9 @@ def test_tokenizer_adapter_matches_encode() -> None:
     with _harness.pretokenizer_engine("scanner"):
         scanning = model.tokenizer()
     assert scanning.encode("hello world") == ids
+
+
+def test_a_script_that_finds_no_corpus_stops_in_one_line(tmp_path: Path) -> None:
+    script = _harness.Script("toy", "A toy script.", corpora=["missing.txt"])
+    with pytest.raises(SystemExit, match="toy: no corpus to run on"):
+        script.parse(["--corpora", str(tmp_path)])
