@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
 import tempfile
 from array import array
 from collections import deque
@@ -195,8 +196,17 @@ class PartJob(NamedTuple):
     directory: Optional[str]
 
 
+class SpilledJob(NamedTuple):
+    """A job that carried its data (a :class:`Job` or :class:`LinesJob`), pickled by this
+    process into a file of ``directory``, where the worker reads it (then deletes it) and
+    leaves its counts (:func:`spill`)."""
+
+    path: str
+    directory: str
+
+
 #: Any job :func:`count_any` counts.
-AnyJob = Union[Job, RangeJob, PartJob, "LinesJob"]
+AnyJob = Union[Job, RangeJob, PartJob, "LinesJob", SpilledJob]
 
 #: What a job sends back: its counts, or the path of the file they were saved to.
 JobResult = Union[PackedCounts, str]
@@ -259,6 +269,8 @@ def count_lines(job: LinesJob) -> Tuple[Dict[bytes, int], int]:
 
 def count_any(job: AnyJob) -> Tuple[Dict[bytes, int], int]:
     """The counts of any job, and the bad records it skipped (in this process)."""
+    if isinstance(job, SpilledJob):
+        return count_any(unspill(job))
     if isinstance(job, PartJob):
         return count_part(job)
     if isinstance(job, LinesJob):
@@ -271,6 +283,9 @@ def count_any(job: AnyJob) -> Tuple[Dict[bytes, int], int]:
 def count_any_packed(job: AnyJob) -> Tuple[JobResult, int]:
     """:func:`count_any` for a worker process: the counts packed (or left in the job's
     directory), and the bad records skipped."""
+    if isinstance(job, SpilledJob):
+        result, skipped = count_any_packed(unspill(job))
+        return (result if isinstance(result, str) else save_packed(result, job.directory)), skipped
     if isinstance(job, RangeJob):
         return count_range_packed(job), 0
     if isinstance(job, PartJob):
@@ -281,6 +296,43 @@ def count_any_packed(job: AnyJob) -> Tuple[JobResult, int]:
         counts, skipped = count_lines(job)
         return pack_counts(counts), skipped
     return count_job_packed(job), 0
+
+
+def spill(job: AnyJob, directory: Optional[str]) -> AnyJob:
+    """``job``, or where it carries its data (a chunk this process decompressed, a batch of
+    texts) and ``directory`` is given, a :class:`SpilledJob` naming a file of ``directory``
+    that holds it.
+
+    A worker then reads its job at once, where through a pipe (1 MiB at most) it would
+    wait for this process to write the rest of it, which this process does only between
+    reading and decompressing the next jobs: measured on PyPy, 30 MB of gzip counted by 2
+    workers, 3.5-4.5 s against 1.7 s for the same text uncompressed, the workers idle most
+    of the time. Where the file cannot be written, the job goes through the pipe as before.
+    """
+    if directory is None or not isinstance(job, (Job, LinesJob)):
+        return job
+    try:
+        handle, path = tempfile.mkstemp(dir=directory, suffix=".job")
+    except OSError:
+        return job
+    try:
+        with os.fdopen(handle, "wb") as out:
+            pickle.dump(job, out, pickle.HIGHEST_PROTOCOL)
+    except OSError:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass  # the directory is removed after the run anyway
+        return job
+    return SpilledJob(path, directory)
+
+
+def unspill(job: SpilledJob) -> AnyJob:
+    """The job :func:`spill` wrote (its file deleted)."""
+    with open(job.path, "rb") as f:
+        original: AnyJob = pickle.load(f)  # a file of this process's own scratch directory
+    os.unlink(job.path)
+    return original
 
 
 def _packed(result: JobResult) -> PackedCounts:
@@ -727,22 +779,27 @@ def _count_into(
 
     skipped = [0]
     bar = progress_bar(progress, "count", None if streams else total_bytes, "B", unit_scale=True)
-    local_pool = executor is None and workers > 1
-    # Local workers leave their counts in files here (see count_range_packed); with no
-    # temporary directory to be had, they send them back through the pipe.
-    directory = None
-    if local_pool:
-        try:
-            directory = scratch_directory()
-        except OSError:
-            pass
+    directory = _scratch(executor is None and workers > 1)
     try:
-        _run_jobs(jobs(directory), workers if parallel else 1, executor, bar, skipped, totals)
+        _run_jobs(jobs(directory), workers if parallel else 1, executor, bar, skipped, totals, directory)
     finally:
         bar.close()
         if directory is not None:
             remove_temporary_directory(directory)
     return specials, skipped[0]
+
+
+def _scratch(local_pool: bool) -> Optional[str]:
+    """A scratch directory for local workers: they leave their counts in files there (see
+    :func:`count_range_packed`) and get the jobs that carry data there (:func:`spill`).
+    ``None`` without local workers, or with no temporary directory to be had: everything
+    then goes through the pipes."""
+    if not local_pool:
+        return None
+    try:
+        return scratch_directory()
+    except OSError:
+        return None
 
 
 def _check_cap(name: str, value: Optional[int]) -> None:
@@ -796,11 +853,14 @@ def count_from_iterator(
         ahead = list(islice(batches, 2))
         processes = default_processes(None, None) if len(ahead) > 1 else 1
         batches = chain(ahead, batches)
+    directory = _scratch(executor is None and processes is not None and processes > 1)
     try:
         words: Dict[bytes, int] = {}
-        _run_jobs(batches, processes, executor, bar, into=words)
+        _run_jobs(batches, processes, executor, bar, into=words, directory=directory)
     finally:
         bar.close()
+        if directory is not None:
+            remove_temporary_directory(directory)
     return WordCounts(words, specials, pretokenizer)
 
 
@@ -811,12 +871,14 @@ def _run_jobs(
     bar: Bar,
     skipped: Optional[List[int]] = None,
     into: Optional[Totals] = None,
+    directory: Optional[str] = None,
 ) -> Totals:
     """Count every job (of ``size`` bytes or characters) and sum the counts (into ``into``,
     else a new dict, which is returned); the bad records skipped are added to ``skipped[0]``.
 
     Serially when there is no executor and ``processes`` is ``None`` or 1, else in worker
-    processes.
+    processes; forked ones get the jobs that carry their data through files of
+    ``directory`` (:func:`spill`), when it is given.
     """
     totals: Totals = {} if into is None else into
     skips = skipped if skipped is not None else [0]
@@ -829,7 +891,7 @@ def _run_jobs(
         return totals
     workers = processes or os.cpu_count() or 1
     if executor is None and can_fork():
-        _run_forked(jobs, workers, bar, skips, totals)
+        _run_forked(jobs, workers, bar, skips, totals, directory)
         return totals
     own_pool: Optional[WorkerPool] = None
     pool: Executor
@@ -921,7 +983,12 @@ def _worker_died() -> PureBPEError:
 
 
 def _run_forked(
-    jobs: Iterator[Tuple[AnyJob, int]], workers: int, bar: Bar, skipped: List[int], totals: Totals
+    jobs: Iterator[Tuple[AnyJob, int]],
+    workers: int,
+    bar: Bar,
+    skipped: List[int],
+    totals: Totals,
+    directory: Optional[str],
 ) -> None:
     """:func:`_run_jobs` in forked workers (:func:`ordered_map`): they move jobs and counts
     without threads, which on PyPy cost a ``ProcessPoolExecutor`` about 80 ms per MB (a
@@ -935,7 +1002,7 @@ def _run_forked(
             sizes.append(size)
             yield job
 
-    results = ordered_map(_count_in_worker, sized(), workers)
+    results = ordered_map(_count_in_worker, sized(), workers, ship=lambda job: spill(job, directory))
     try:
         for result, n in results:
             _add_packed_into(totals, _packed(result))

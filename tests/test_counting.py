@@ -7,7 +7,7 @@ import os
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -282,6 +282,49 @@ def test_a_full_scratch_disk_fails_the_count_in_one_line(
     expected = r"^a counting job failed on its worker \(OSError: .*No space left on device\)$"
     with pytest.raises(PureBPEError, match=expected):
         purebpe.count(path, processes=2, chunk_bytes=4096)
+
+
+def test_streamed_jobs_reach_local_workers_through_files_that_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compressed file is decompressed here and its chunks are spilled to the scratch
+    directory, and so are the batches of count_from_iterator: same counts, nothing left."""
+    import gzip
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    spilled: List[str] = []
+    spill = counting.spill
+
+    def spy(job: counting.AnyJob, directory: Optional[str]) -> counting.AnyJob:
+        shipped = spill(job, directory)
+        if isinstance(shipped, counting.SpilledJob):
+            assert Path(shipped.path).is_file() and Path(shipped.path).parent == Path(directory or "")
+            spilled.append(shipped.path)
+        return shipped
+
+    monkeypatch.setattr(counting, "spill", spy)  # (the workers fork after it)
+    text = "\n".join(default_corpus()[:40])
+    plain = write(tmp_path, text)
+    packed = tmp_path / "corpus.txt.gz"
+    packed.write_bytes(gzip.compress(text.encode("utf-8")))
+    expected = purebpe.count(plain).words
+    assert purebpe.count(packed, processes=2, chunk_bytes=4096).words == expected
+    assert len(spilled) >= 2 and not any(Path(name).exists() for name in spilled)
+    lines = text.splitlines(True)
+    assert purebpe.count_from_iterator(lines, processes=2).words == purebpe.count_from_iterator(lines).words
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_job_that_cannot_be_spilled_goes_as_it_is(tmp_path: Path) -> None:
+    job = counting.Job(b"a b", "<x>", 0, 1, (), "gpt2", "strict")
+    assert counting.spill(job, str(tmp_path / "missing")) is job  # (no such directory)
+    assert counting.spill(job, None) is job
+    spilled = counting.spill(job, str(tmp_path))
+    assert isinstance(spilled, counting.SpilledJob)
+    assert counting.count_any(spilled) == ({b"a": 1, b" b": 1}, 0)
+    assert list(tmp_path.iterdir()) == []  # read, then deleted
 
 
 @given(st.dictionaries(st.binary(min_size=1, max_size=40), st.integers(1, 2**63 - 1)))
