@@ -877,8 +877,11 @@ def _run_jobs(
     else a new dict, which is returned); the bad records skipped are added to ``skipped[0]``.
 
     Serially when there is no executor and ``processes`` is ``None`` or 1, else in worker
-    processes; forked ones get the jobs that carry their data through files of
-    ``directory`` (:func:`spill`), when it is given.
+    processes, which get the jobs that carry their data through files of ``directory``
+    (:func:`spill`), when it is given (local workers only). In a process pool that also
+    spares PyPy a slow path: the pool pickles a job into a memoryview, which PyPy's
+    ``os.write`` copies whole at every call, so sending 100 MB cost the sender 2.8 s of
+    CPU against 0.14 s as ``bytes``.
     """
     totals: Totals = {} if into is None else into
     skips = skipped if skipped is not None else [0]
@@ -905,7 +908,7 @@ def _run_jobs(
     failures: List[Tuple[int, BaseException]] = []
     try:
         for index, (job, size) in enumerate(jobs):
-            pending[pool.submit(count_any_packed, job)] = (index, size)
+            pending[pool.submit(count_any_packed, spill(job, directory))] = (index, size)
             if len(pending) >= window:
                 _collect_some(pending, totals, bar, skips, failures)
             if failures:

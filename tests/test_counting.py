@@ -284,13 +284,17 @@ def test_a_full_scratch_disk_fails_the_count_in_one_line(
         purebpe.count(path, processes=2, chunk_bytes=4096)
 
 
+@pytest.mark.parametrize("forked", [True, False])
 def test_streamed_jobs_reach_local_workers_through_files_that_are_removed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
 ) -> None:
     """A compressed file is decompressed here and its chunks are spilled to the scratch
-    directory, and so are the batches of count_from_iterator: same counts, nothing left."""
+    directory, and so are the batches of count_from_iterator: same counts, nothing left
+    (forked workers, or a process pool where fork is not the start method)."""
     import gzip
 
+    can_fork = counting.can_fork
+    monkeypatch.setattr(counting, "can_fork", lambda: forked and can_fork())
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
