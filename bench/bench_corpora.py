@@ -51,7 +51,6 @@ from ._harness import (
     Table,
     child_environment,
     children_cpu_seconds,
-    compiled_build,
     corpora_dir,
     digest,
     interpreter_label,
@@ -181,7 +180,7 @@ def contenders(args: argparse.Namespace) -> List[Tuple[str, str, Optional[Path]]
     here = interpreter_label(sys.executable)
     found: List[Tuple[str, str, Optional[Path]]] = [(here, sys.executable, None)]
     if args.compiled:
-        found.append((f"{here} compiled", sys.executable, compiled_build(sys.executable)))
+        found.append((f"{here} compiled", sys.executable, args.compiled))
     if args.pypy:
         found.append((interpreter_label(args.pypy), args.pypy, None))
     return found

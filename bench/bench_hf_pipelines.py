@@ -49,7 +49,6 @@ from ._harness import (  # noqa: E402
     Result,
     Script,
     Table,
-    compiled_build,
     corpora_dir,
     interpreter_label,
     rss_bytes,
@@ -394,10 +393,9 @@ def any_model(args: Any) -> List[Table]:
     spec = {"work": str(work.resolve()), "rounds": args.rounds, "models": names}
     ours = {"CPython": child(spec)}
     if args.compiled:
-        build = compiled_build(sys.executable)
         ours["CPython-compiled"] = {
             k: v
-            for k, v in run_child("bench.bench_hf_pipelines", spec, compiled=build).items()
+            for k, v in run_child("bench.bench_hf_pipelines", spec, compiled=args.compiled).items()
             if k in MODELS
         }
     if args.pypy:

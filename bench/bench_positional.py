@@ -313,10 +313,10 @@ def memory(args: argparse.Namespace) -> Table:
     corpus_bytes = zh(args).stat().st_size
     rows: List[Dict[str, Any]] = []
 
-    def row(python: str, what: str, megabytes: float) -> None:
+    def row(label: str, what: str, megabytes: float) -> None:
         rows.append(
             {
-                "interpreter": interpreter_label(python),
+                "interpreter": label,
                 f"measure (corpus {corpus_bytes / 1e6:.2f} MB)": what,
                 "MB": f"{megabytes:.2f}",
                 "x corpus": f"{megabytes * 1e6 / corpus_bytes:.2f}x",
@@ -328,24 +328,19 @@ def memory(args: argparse.Namespace) -> Table:
         for warm in (False, True):
             result = run_child("bench.bench_positional", dict(spec, warm=warm), python=args.pypy, env=NURSERY)
             what = "second training in the process (JIT warm)" if warm else "first training"
-            row(args.pypy, f"RSS growth, {what}", result["train_rss_growth_mb"])
+            row(interpreter_label(args.pypy), f"RSS growth, {what}", result["train_rss_growth_mb"])
     if args.python and args.compiled:
         result = run_child("bench.bench_positional", spec, python=args.python, compiled=args.compiled)
-        rows.append(
-            {
-                "interpreter": interpreter_label(args.python) + " compiled",
-                f"measure (corpus {corpus_bytes / 1e6:.2f} MB)": "RSS growth, first training",
-                "MB": f"{result['train_rss_growth_mb']:.2f}",
-                "x corpus": f"{result['train_rss_growth_mb'] * 1e6 / corpus_bytes:.2f}x",
-            }
-        )
+        label = interpreter_label(args.python) + " compiled"
+        row(label, "RSS growth, first training", result["train_rss_growth_mb"])
     if args.python and args.tracemalloc:
         result = run_child("bench.bench_positional", dict(spec, tracemalloc=True), python=args.python)
         traced, output = result["tracemalloc_mb"], result["output_mb"]
-        row(args.python, "tracemalloc peak of train_from_counts", traced)
-        row(args.python, "of which the table's new tokens and merges (the output)", output)
-        row(args.python, "the trainer's own (peak minus output)", traced - output)
-        row(args.python, "RSS growth in training", result["train_rss_growth_mb"])
+        here = interpreter_label(args.python)
+        row(here, "tracemalloc peak of train_from_counts", traced)
+        row(here, "of which the table's new tokens and merges (the output)", output)
+        row(here, "the trainer's own (peak minus output)", traced - output)
+        row(here, "RSS growth in training", result["train_rss_growth_mb"])
     return Table(
         rows,
         suffix="_memory",

@@ -29,7 +29,6 @@ from ._harness import (
     ChildFailed,
     Script,
     Table,
-    compiled_build,
     corpus_path,
     fmt,
     peak_rss_mb,
@@ -137,7 +136,7 @@ def superbpe_vs_bpe(args: argparse.Namespace) -> Table:
     rows: List[Dict[str, Any]] = []
     interpreters: List[Tuple[str, str, Optional[Path]]] = [("CPython", args.python, None)]
     if args.compiled:
-        interpreters.append(("CPython-compiled", args.python, compiled_build(args.python)))
+        interpreters.append(("CPython-compiled", args.python, args.compiled))
     if args.pypy:
         interpreters.append(("PyPy", args.pypy, None))
     for label, python, compiled in interpreters:
@@ -185,7 +184,7 @@ def superbpe_whole_run(args: argparse.Namespace) -> Table:
     if args.pypy:
         runs.append((command, "PyPy", args.pypy, "cli", None))
     if args.compiled:
-        runs.append((command, "CPython-compiled", args.python, "cli", compiled_build(args.python)))
+        runs.append((command, "CPython-compiled", args.python, "cli", args.compiled))
     runs.append((command, "CPython", args.python, "cli", None))
     runs.append(("HF tokenizers, stage-2 Split from scratch, 1 thread", "CPython", args.python, "hf", None))
     rows: List[Mapping[str, Any]] = []
