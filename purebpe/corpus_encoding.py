@@ -105,7 +105,11 @@ def _encode_items(
     for index, (piece, starts) in enumerate(texts):
         if separator is not None and starts and (index or not corpus_start):
             ids.append(separator)
-        ids.extend(encode(piece if isinstance(piece, str) else piece.text(), allowed))
+        encoded = encode(piece if isinstance(piece, str) else piece.text(), allowed)
+        if ids:
+            ids += encoded
+        else:  # most jobs are one piece: no copy (0.1 s of 100 MB on PyPy)
+            ids = encoded
     return array(typecode, ids)
 
 

@@ -14,16 +14,22 @@ scanner's loop took 7.5 us a new word of the 2 MB mixed text of ``bench_hf_pipel
 0.33 -> 0.27 s). On PyPy the JIT inlines the sink's calls into the scanner's loop; in the
 compiled build (``setup.py``) this class and the word encoder are native ones, and the
 compiled scanners call this :class:`~purebpe.pretokenize.sinks.Sink`'s methods in C.
+
+:class:`Utf8EncodingSink` is its twin for a scanner of UTF-8 bytes
+(:func:`purebpe.pretokenize.utf8_scanner`), whose pre-tokens, and cache keys, are
+``bytes``: scanning the bytes skips a string per character, and a new word needs no
+encoding (on PyPy 20 MB of Linux source encoded warm in 0.78x the time with GPT-2's
+pattern).
 """
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Any, Dict, List
 
-from .pretokenize.sinks import Sink
+from .pretokenize.sinks import BytesSink, Sink
 from .word_encoder import WordEncoder
 
-__all__ = ["CACHE_SIZE", "EncodingSink"]
+__all__ = ["CACHE_SIZE", "EncodingSink", "Utf8EncodingSink"]
 
 #: Words kept in a tokenizer's word cache before it is cleared (read on every new word,
 #: not inlined by the compiled build, so that a test can lower it).
@@ -43,34 +49,27 @@ class EncodingSink(Sink):
     [1, 98, 99]
     """
 
-    __slots__ = ("cache", "out", "encoder", "start", "pending", "placeholders")
+    __slots__ = ("cache", "out", "encoder", "pending", "placeholders", "holes")
 
     def __init__(self, cache: Dict[str, List[int]], out: List[int], encoder: WordEncoder) -> None:
         self.cache = cache
         self.out = out
         self.encoder = encoder
-        #: Where this sink's ids start in ``out``.
-        self.start = len(out)
         #: The new pre-tokens, and their placeholders (``[-1 - k]`` for the ``k``-th: a
         #: list the cache holds too, given the ids in place by :meth:`finish`).
         self.pending: List[str] = []
         self.placeholders: List[List[int]] = []
+        #: Where in ``out`` a placeholder's id stands, in order.
+        self.holes: List[int] = []
 
     def __setitem__(self, token: str, count: int) -> None:
         ids = self.cache.get(token)
         if ids is None:
-            ids = self._placeholder(token)
-        self.out.extend(ids)
-
-    def _placeholder(self, token: str) -> List[int]:
-        cache = self.cache
-        if len(cache) >= CACHE_SIZE:
-            cache.clear()
-        ids = [-1 - len(self.pending)]
-        self.pending.append(token)
-        self.placeholders.append(ids)
-        cache[token] = ids
-        return ids
+            ids = _placeholder(self.cache, self.pending, self.placeholders, token)
+        out = self.out
+        if ids[0] < 0:  # a placeholder (cache values are never empty)
+            self.holes.append(len(out))
+        out.extend(ids)
 
     def finish(self) -> None:
         """Encode the new pre-tokens, and put their ids where their placeholders are (in
@@ -83,25 +82,17 @@ class EncodingSink(Sink):
         placeholders = self.placeholders
         for k in range(len(pending)):
             placeholders[k][:] = encoder.encode_word(pending[k])
-        out = self.out
-        tail = out[self.start :]
-        del out[self.start :]
-        for tid in tail:
-            if tid >= 0:
-                out.append(tid)
-            else:
-                out.extend(placeholders[-1 - tid])
+        _fill_holes(self.out, self.holes, placeholders)
         self.pending = []
         self.placeholders = []
+        self.holes = []
 
     def abandon(self) -> None:
         """Take the placeholders not yet given their ids out of the cache."""
-        cache = self.cache
-        for token, ids in zip(self.pending, self.placeholders):
-            if ids[0] < 0 and cache.get(token) is ids:
-                del cache[token]
+        _abandon(self.cache, self.pending, self.placeholders)
         self.pending = []
         self.placeholders = []
+        self.holes = []
 
     def new_word(self, token: str) -> List[int]:
         """The ids of a pre-token not in the cache, encoded now; the cache then holds them."""
@@ -111,3 +102,96 @@ class EncodingSink(Sink):
             cache.clear()
         cache[token] = ids
         return ids
+
+
+class Utf8EncodingSink(BytesSink):
+    """:class:`EncodingSink` for a scanner of UTF-8 bytes: pre-tokens and the cache's keys
+    are ``bytes``.
+
+    >>> out = []
+    >>> sink = Utf8EncodingSink({b"a": [1]}, out, WordEncoder({}, list(range(256)), None))
+    >>> sink[b"a"] = sink.get(b"a", 0) + 1
+    >>> sink[b"bc"] = sink.get(b"bc", 0) + 1
+    >>> sink.finish()
+    >>> out
+    [1, 98, 99]
+    """
+
+    __slots__ = ("cache", "out", "encoder", "pending", "placeholders", "holes")
+
+    def __init__(self, cache: Dict[bytes, List[int]], out: List[int], encoder: WordEncoder) -> None:
+        self.cache = cache
+        self.out = out
+        self.encoder = encoder
+        self.pending: List[bytes] = []
+        self.placeholders: List[List[int]] = []
+        self.holes: List[int] = []
+
+    def __setitem__(self, token: bytes, count: int) -> None:
+        ids = self.cache.get(token)
+        if ids is None:
+            ids = _placeholder(self.cache, self.pending, self.placeholders, token)
+        out = self.out
+        if ids[0] < 0:
+            self.holes.append(len(out))
+        out.extend(ids)
+
+    def finish(self) -> None:
+        """:meth:`EncodingSink.finish`."""
+        pending = self.pending
+        if not pending:
+            return
+        encoder = self.encoder
+        placeholders = self.placeholders
+        for k in range(len(pending)):
+            placeholders[k][:] = encoder.encode_utf8(pending[k])
+        _fill_holes(self.out, self.holes, placeholders)
+        self.pending = []
+        self.placeholders = []
+        self.holes = []
+
+    def abandon(self) -> None:
+        """:meth:`EncodingSink.abandon`."""
+        _abandon(self.cache, self.pending, self.placeholders)
+        self.pending = []
+        self.placeholders = []
+        self.holes = []
+
+
+def _placeholder(
+    cache: Dict[Any, List[int]], pending: List[Any], placeholders: List[List[int]], token: Any
+) -> List[int]:
+    """A new pre-token's placeholder, in the cache and in ``placeholders``."""
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    ids = [-1 - len(pending)]
+    pending.append(token)
+    placeholders.append(ids)
+    cache[token] = ids
+    return ids
+
+
+def _fill_holes(out: List[int], holes: List[int], placeholders: List[List[int]]) -> None:
+    """Put the ids of each placeholder where it stands in ``out`` (``holes``, in order).
+
+    ``out`` is rebuilt from the first hole on, the stretches between holes copied as
+    slices: copied an id at a time, the rebuild took 0.2 s of a 5.5 s PyPy encode of 100
+    MB of Linux source, where nearly every 32 KB piece has a new word.
+    """
+    first = holes[0]
+    tail = out[first:]
+    del out[first:]
+    done = 0  # tail[:done] is back in out
+    for hole in holes:
+        at = hole - first
+        out += tail[done:at]
+        out += placeholders[-1 - tail[at]]
+        done = at + 1
+    out += tail[done:]
+
+
+def _abandon(cache: Dict[Any, List[int]], pending: List[Any], placeholders: List[List[int]]) -> None:
+    """Take the placeholders not yet given their ids out of the cache."""
+    for token, ids in zip(pending, placeholders):
+        if ids[0] < 0 and cache.get(token) is ids:
+            del cache[token]

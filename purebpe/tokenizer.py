@@ -51,10 +51,10 @@ from typing import (
     Union,
 )
 
-from .encoding_sink import CACHE_SIZE, EncodingSink
+from .encoding_sink import CACHE_SIZE, EncodingSink, Utf8EncodingSink
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
-from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter
+from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter, utf8_scanner
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
 from .specials import (
     AllowedSpecial,
@@ -167,7 +167,12 @@ class Tokenizer:
         #: pre-token straight to the encoder (:class:`~purebpe.encoding_sink.EncodingSink`),
         #: with no list of pieces.
         self._scan = scanner(self.pretokenizer, ENGINE)
+        #: Its twin on UTF-8 where it has one (gpt2): the text is then scanned as its UTF-8
+        #: bytes (:class:`~purebpe.encoding_sink.Utf8EncodingSink`), and the word cache is
+        #: ``_utf8_cache``, keyed by bytes, instead of ``_cache``.
+        self._scan_utf8 = utf8_scanner(self.pretokenizer, ENGINE)
         self._cache: Dict[str, List[int]] = {}
+        self._utf8_cache: Dict[bytes, List[int]] = {}
         self._cutter = ChunkCutter((), self.pretokenizer)
         self._sorted_tokens: Optional[Tuple[List[bytes], List[int]]] = None
 
@@ -361,7 +366,15 @@ class Tokenizer:
 
     @property
     def word_cache(self) -> Mapping[str, List[int]]:
-        """The ids of the pre-tokens encoded so far (a read-only view of the encode cache)."""
+        """The ids of the pre-tokens encoded so far (a read-only view of the encode cache).
+
+        >>> import purebpe
+        >>> tok = purebpe.train_from_iterator(["ab ab"], 257).tokenizer()
+        >>> tok.encode("ab ab"), dict(tok.word_cache)
+        ([256, 32, 256], {'ab': [256], ' ab': [32, 256]})
+        """
+        if self._scan_utf8 is not None:
+            return _DecodedKeys(self._utf8_cache)
         return MappingProxyType(self._cache)
 
     def encode_ordinary(self, text: str) -> List[int]:
@@ -548,18 +561,39 @@ class Tokenizer:
             self._encode_piece(text, out)
             return
         data = text.encode("utf-8")
+        utf8 = self._scan_utf8 is not None
         start = 0
         while len(data) - start > 2 * PIECE_BYTES:
             cut = self._cutter.cut(data[start : start + PIECE_BYTES])
             if cut <= 0:
                 break  # no safe place in this stretch: encode the rest whole
-            self._encode_piece(data[start : start + cut].decode("utf-8"), out)
+            if utf8:
+                self._encode_utf8(data[start : start + cut], out)
+            else:
+                self._encode_piece(data[start : start + cut].decode("utf-8"), out)
             start += cut
-        self._encode_piece(data[start:].decode("utf-8"), out)
+        if utf8:
+            self._encode_utf8(data[start:], out)
+        else:
+            self._encode_piece(data[start:].decode("utf-8"), out)
+
+    def _encode_utf8(self, data: bytes, out: List[int]) -> None:
+        """Append the ids of valid UTF-8 holding no special token, by the UTF-8 scanner."""
+        scan = self._scan_utf8
+        assert scan is not None
+        sink = Utf8EncodingSink(self._utf8_cache, out, self._encoder)
+        try:
+            scan(data, sink)
+            sink.finish()
+        except BaseException:
+            sink.abandon()  # the cache must not keep a placeholder
+            raise
 
     def _encode_piece(self, text: str, out: List[int]) -> None:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
-        if self._scan is not None:
+        if self._scan_utf8 is not None:
+            self._encode_utf8(text.encode("utf-8"), out)
+        elif self._scan is not None:
             sink = EncodingSink(self._cache, out, self._encoder)
             try:
                 self._scan(text, sink)
@@ -715,3 +749,26 @@ def _from_merges(
 ) -> Tokenizer:
     """Unpickle a tokenizer built from a vocab and merges."""
     return Tokenizer(vocab, merges, special_tokens, pretokenizer=pretokenizer, name=name)
+
+
+class _DecodedKeys(Mapping[str, List[int]]):
+    """A read-only view of a word cache keyed by UTF-8 bytes, with ``str`` keys."""
+
+    def __init__(self, cache: Dict[bytes, List[int]]) -> None:
+        self._cache = cache
+
+    def __getitem__(self, word: str) -> List[int]:
+        if isinstance(word, str):
+            try:
+                found = self._cache.get(word.encode("utf-8"))
+            except UnicodeEncodeError:  # a lone surrogate: never a cached word
+                found = None
+            if found is not None:
+                return found
+        raise KeyError(word)
+
+    def __iter__(self) -> Iterator[str]:
+        return (key.decode("utf-8") for key in self._cache)
+
+    def __len__(self) -> int:
+        return len(self._cache)

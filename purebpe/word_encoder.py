@@ -68,7 +68,10 @@ class WordEncoder:
 
     def encode_word(self, word: str) -> List[int]:
         """The ids of one pre-token (a new list)."""
-        data = word.encode("utf-8")
+        return self.encode_utf8(word.encode("utf-8"))
+
+    def encode_utf8(self, data: bytes) -> List[int]:
+        """The ids of one pre-token given as its UTF-8 bytes (a new list)."""
         if self.whole_tokens is not None:
             whole = self.whole_tokens.get(data)
             if whole is not None:

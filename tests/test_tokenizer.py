@@ -291,13 +291,46 @@ def test_encode_batch(tok: Tokenizer) -> None:
     assert tok.encode_batch(texts, allowed_special=set()) == [tok.encode_ordinary(t) for t in texts]
 
 
-def test_the_word_cache_is_bounded(tok: Tokenizer) -> None:
-    fresh = Tokenizer(tok.vocab, tok.merges, tok.special_tokens)
+@pytest.mark.parametrize("engine", ["scanner", "re"])
+def test_the_word_cache_is_bounded(tok: Tokenizer, engine: str) -> None:
+    with mock.patch.object(tokenizer_module, "ENGINE", engine):
+        fresh = Tokenizer(tok.vocab, tok.merges, tok.special_tokens)
     text = " ".join(f"w{i}x" for i in range(50))
     with mock.patch.object(encoding_sink, "CACHE_SIZE", 7):
         ids = fresh.encode(text)
-        assert len(fresh._cache) <= 7
+        assert 0 < len(fresh.word_cache) <= 7
     assert ids == tok.encode(text)
+
+
+@pytest.mark.parametrize("engine", ["scanner", "re"])
+def test_the_word_cache_is_a_view_keyed_by_words(model: BPEModel, engine: str) -> None:
+    # With the scanner, GPT-2's pattern is scanned as UTF-8 and the cache is keyed by
+    # bytes; the view shows words all the same.
+    with mock.patch.object(tokenizer_module, "ENGINE", engine):
+        tok = model.tokenizer()
+    ids = tok.encode("the café, the café")
+    cache = tok.word_cache
+    assert sorted(cache) == [" café", " the", ",", "the"]
+    assert [i for word in ["the", " café", ",", " the", " café"] for i in cache[word]] == ids
+    assert cache.get("\ud800") is None and "zzz" not in cache and len(cache) == 4
+    tok.encode("a new word")
+    assert "new" not in cache and " new" in cache  # a live view
+
+
+@pytest.mark.parametrize("engine", ["scanner", "re"])
+@settings(max_examples=60)
+@given(text=any_text, piece_bytes=st.integers(2, 40))
+def test_every_engine_encodes_as_the_merges_replayed(
+    model: BPEModel, engine: str, text: str, piece_bytes: int
+) -> None:
+    # The scanner engine encodes GPT-2's pattern from the text's UTF-8 (its twin scanner),
+    # in pieces of about PIECE_BYTES: both engines, cold and warm, give the definition.
+    with mock.patch.object(tokenizer_module, "ENGINE", engine):
+        tok = model.tokenizer()
+    expected = reference_encode(tok, text)
+    with mock.patch.object(tokenizer_module, "PIECE_BYTES", piece_bytes):
+        assert tok.encode_ordinary(text) == expected
+        assert tok.encode_ordinary(text) == expected
 
 
 # --------------------------------------------------------------------------------------

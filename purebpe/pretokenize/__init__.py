@@ -59,7 +59,7 @@ from .custom import Pattern
 from .gpt2 import GPT2_PATTERN
 from .lines import count_lines, split_lines
 from .resolve import named_pattern, resolve_pattern
-from .sinks import TokenList, TokenSink
+from .sinks import BytesTokenSink, TokenList, TokenSink
 
 __all__ = [
     "DEFAULT_ENGINE",
@@ -81,6 +81,7 @@ __all__ = [
     "scanner",
     "split_lines",
     "splitter",
+    "utf8_scanner",
     "utf8_word_counter",
     "word_counter",
 ]
@@ -112,6 +113,8 @@ WordCounter = Callable[[str, Dict[str, int]], None]
 Utf8WordCounter = Callable[[bytes, Dict[bytes, int]], None]
 #: A named pattern's scanner: ``scan(text, sink)`` writes each pre-token to the sink.
 Scanner = Callable[[str, TokenSink], None]
+#: Its twin on valid UTF-8 (where it has one): ``scan(data, sink)``, pre-tokens as bytes.
+Utf8Scanner = Callable[[bytes, BytesTokenSink], None]
 Splitter = Callable[[str], List[str]]
 
 #: The scanner on PyPy and where the scanners are compiled by mypyc (``setup.py``; a scanner
@@ -217,8 +220,24 @@ def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGI
     return count_pieces
 
 
-#: The patterns whose scanner has a twin that counts UTF-8 bytes (``count_utf8``).
-_UTF8_COUNTERS: Dict[str, Utf8WordCounter] = {"gpt2": gpt2.count_utf8}
+#: The patterns whose scanner has a twin that scans UTF-8 bytes (``count_utf8``).
+_UTF8_SCANNERS: Dict[str, Utf8Scanner] = {"gpt2": gpt2.count_utf8}
+
+
+def utf8_scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optional[Utf8Scanner]:
+    """The scanner of valid UTF-8 of ``pretokenizer``, where ``engine`` is the scanner and
+    the pattern's scanner has such a twin (gpt2); ``None`` elsewhere. Its pre-tokens are
+    the ones :func:`scanner` finds in the decoded text, as their UTF-8 bytes.
+
+    >>> tokens = {}
+    >>> utf8_scanner("gpt2", "scanner")("héllo wörld".encode(), tokens)
+    >>> list(tokens)
+    [b'h\xc3\xa9llo', b' w\xc3\xb6rld']
+    """
+    pretokenizer = check_pretokenizer(pretokenizer)
+    if isinstance(pretokenizer, str) and _check_engine(engine) == "scanner":
+        return _UTF8_SCANNERS.get(pretokenizer)
+    return None
 
 
 def utf8_word_counter(
@@ -229,10 +248,7 @@ def utf8_word_counter(
     elsewhere (count the decoded text with :func:`word_counter`). Its words are the ones
     :func:`word_counter` finds in the decoded text, encoded: counting needs them as bytes.
     """
-    pretokenizer = check_pretokenizer(pretokenizer)
-    if isinstance(pretokenizer, str) and _check_engine(engine) == "scanner":
-        return _UTF8_COUNTERS.get(pretokenizer)
-    return None
+    return utf8_scanner(pretokenizer, engine)
 
 
 def cut_finder(pretokenizer: Pretokenizer) -> Callable[[bytes, int], int]:

@@ -45,7 +45,7 @@ from ._tables import (
     re_class_body,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
 
 PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 #: The 2019 original, which GPT-2's ``encoder.py`` and most BPE code spell this way.
@@ -111,7 +111,7 @@ def scan(text: str, counts: TokenSink) -> None:
         counts[token] = counts.get(token, 0) + 1
 
 
-def count_utf8(data: bytes, counts: Dict[bytes, int]) -> None:
+def count_utf8(data: bytes, counts: BytesTokenSink) -> None:
     """Count the pre-tokens of ``data``, valid UTF-8, into ``counts`` as their bytes:
     :func:`scan` on the text's UTF-8, the same branches in the same order.
 

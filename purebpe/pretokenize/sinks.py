@@ -3,7 +3,9 @@
 A scanner writes each pre-token with ``sink[token] = sink.get(token, 0) + 1``, the line
 that counts pre-tokens into a ``dict`` when training. Whatever else a scanner fills is a
 :class:`Sink` with those two methods: :class:`TokenList` when splitting, and
-:class:`purebpe.encoding_sink.EncodingSink` when encoding.
+:class:`purebpe.encoding_sink.EncodingSink` when encoding. A scanner of UTF-8 bytes (such
+as :func:`purebpe.pretokenize.gpt2.count_utf8`) writes ``bytes`` pre-tokens to a
+:data:`BytesTokenSink` in the same way.
 
 The scanners' parameter, :data:`TokenSink`, is the union of the two rather than a
 protocol for the compiled build (``setup.py``, where this module is native): mypyc calls
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Union
 
-__all__ = ["Sink", "TokenList", "TokenSink"]
+__all__ = ["BytesSink", "BytesTokenSink", "Sink", "TokenList", "TokenSink"]
 
 
 class Sink:
@@ -52,3 +54,20 @@ class TokenList(Sink):
 
     def __setitem__(self, token: str, count: int) -> None:
         self.tokens.append(token)
+
+
+class BytesSink:
+    """:class:`Sink` for the scanners of UTF-8 bytes, whose pre-tokens are ``bytes``."""
+
+    __slots__ = ()
+
+    def get(self, token: bytes, default: int) -> int:
+        """What the scanner adds 1 to, and writes back (nothing counts here)."""
+        return 0
+
+    def __setitem__(self, token: bytes, count: int) -> None:
+        raise NotImplementedError
+
+
+#: A UTF-8 scanner's ``counts``: ``dict`` (training counts) or a :class:`BytesSink`.
+BytesTokenSink = Union[Dict[bytes, int], BytesSink]
