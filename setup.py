@@ -27,6 +27,7 @@ HOT_MODULES: List[str] = [
     "purebpe/pretokenize/cl100k.py",
     "purebpe/pretokenize/o200k.py",
     "purebpe/pretokenize/superwords.py",
+    "purebpe/pretokenize/utf8.py",  # reading a character of UTF-8 (the scanners' twins)
     "purebpe/pretokenize/sinks.py",  # what the scanners write to: native calls, not by name
     "purebpe/encoding_sink.py",  # what the scanners hand each pre-token to when encoding
     "purebpe/word_encoder.py",  # a new pre-token's ids

@@ -265,10 +265,11 @@ def test_every_engine_equals_the_definition(name: str, text: str) -> None:
 @given(text=st.lists(some_text, min_size=1, max_size=4))
 @settings(max_examples=50)
 def test_the_scanner_fed_encoder_equals_encoding_the_split(name: str, text: List[str]) -> None:
-    # With the scanner engine the tokenizer encodes each pre-token as the scanner finds it
-    # (purebpe.encoding_sink.EncodingSink), with the re engine from the list of pieces.
+    # With the scanner engine the tokenizer encodes each pre-token as the scanner's twin
+    # on the text's UTF-8 finds it (purebpe.encoding_sink.Utf8EncodingSink), with the re
+    # engine from the list of pieces.
     tokenizers = engine_tokenizers(name)
-    assert (tokenizers["scanner"]._scan is not None) and tokenizers["re"]._scan is None
+    assert tokenizers["scanner"]._scan_utf8 is not None and tokenizers["re"]._scan_utf8 is None
     for piece in text:  # the second and later pieces meet a warm word cache
         assert tokenizers["scanner"].encode(piece) == tokenizers["re"].encode(piece)
 

@@ -220,13 +220,21 @@ def word_counter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGI
     return count_pieces
 
 
-#: The patterns whose scanner has a twin that scans UTF-8 bytes (``count_utf8``).
-_UTF8_SCANNERS: Dict[str, Utf8Scanner] = {"gpt2": gpt2.count_utf8}
+#: The patterns whose scanner has a twin that scans UTF-8 bytes (``count_utf8``, ``scan_utf8``).
+_UTF8_SCANNERS: Dict[str, Utf8Scanner] = {
+    "gpt2": gpt2.count_utf8,
+    "cl100k": cl100k.scan_utf8,
+    "o200k": o200k.scan_utf8,
+    "llama3": llama3.scan_utf8,
+    "qwen": qwen.scan_utf8,
+    "qwen3.5": qwen35.scan_utf8,
+    "tekken": tekken.scan_utf8,
+}
 
 
 def utf8_scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optional[Utf8Scanner]:
     """The scanner of valid UTF-8 of ``pretokenizer``, where ``engine`` is the scanner and
-    the pattern's scanner has such a twin (gpt2); ``None`` elsewhere. Its pre-tokens are
+    the pattern's scanner has such a twin (every named pattern has); ``None`` elsewhere. Its pre-tokens are
     the ones :func:`scanner` finds in the decoded text, as their UTF-8 bytes.
 
     >>> tokens = {}

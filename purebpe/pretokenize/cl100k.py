@@ -57,7 +57,8 @@ from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
+from .utf8 import char_at, class_at, utf8_contraction_end
 
 PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
@@ -202,6 +203,111 @@ def scan_ascii(text: str, counts: TokenSink, max_digits: int, final_run_whole: b
         counts[token] = counts.get(token, 0) + 1
 
 
+def scan_utf8(data: bytes, counts: BytesTokenSink) -> None:
+    """:func:`scan` on valid UTF-8, pre-tokens as their bytes."""
+    scan_utf8_variant(data, counts, 3, True)
+
+
+def scan_utf8_variant(
+    data: bytes, counts: BytesTokenSink, max_digits: int, final_run_whole: bool, class_of: bytes = CLASS_OF
+) -> None:
+    """:func:`scan_variant` on valid UTF-8 ``data``: the same branches in the same order,
+    on each character's code point read where it starts (:func:`~.utf8.char_at`), its
+    pre-tokens the ``bytes`` slices. A character is a code point and a length in bytes, so
+    "the next character" is ``i + length``, and a whitespace run's last character starts
+    at ``last``. ``\r``, ``\n`` and the apostrophe are single bytes that no longer
+    character holds, so they are compared as bytes.
+    """
+    n = len(data)
+    i = 0
+    while i < n:
+        start = i
+        byte = data[i]
+        if byte < 0x80:
+            kind = class_of[byte]
+            following = i + 1
+        else:
+            found = char_at(data, i)
+            kind = class_of[found >> 3]
+            following = i + (found & 7)
+        if byte == 0x27:
+            end = utf8_contraction_end(data, i, n)
+            if end:
+                token = data[i:end]
+                counts[token] = counts.get(token, 0) + 1
+                i = end
+                continue
+        nxt = class_at(data, following, class_of) if following < n else WHITESPACE
+        if kind == LETTER or (
+            nxt == LETTER and (kind == OTHER or (kind == WHITESPACE and byte != 0x0D and byte != 0x0A))
+        ):
+            i = following
+            while i < n:
+                byte = data[i]
+                if byte < 0x80:
+                    if class_of[byte] != LETTER:
+                        break
+                    i += 1
+                else:
+                    found = char_at(data, i)
+                    if class_of[found >> 3] != LETTER:
+                        break
+                    i += found & 7
+        elif kind == NUMBER:
+            i = following
+            if nxt == NUMBER and max_digits > 1:
+                i += char_at(data, i) & 7
+                if max_digits > 2 and i < n:
+                    found = char_at(data, i)
+                    if class_of[found >> 3] == NUMBER:
+                        i += found & 7
+        elif kind == OTHER or (byte == 0x20 and nxt == OTHER):
+            i = following
+            while i < n:
+                byte = data[i]
+                if byte < 0x80:
+                    if class_of[byte] != OTHER:
+                        break
+                    i += 1
+                else:
+                    found = char_at(data, i)
+                    if class_of[found >> 3] != OTHER:
+                        break
+                    i += found & 7
+            while i < n and (data[i] == 0x0A or data[i] == 0x0D):
+                i += 1
+        else:
+            # A whitespace run data[start:end], its last character at data[last].
+            last = start
+            end = following
+            while end < n:
+                byte = data[end]
+                if byte < 0x80:
+                    if class_of[byte] != WHITESPACE:
+                        break
+                    last = end
+                    end += 1
+                else:
+                    found = char_at(data, end)
+                    if class_of[found >> 3] != WHITESPACE:
+                        break
+                    last = end
+                    end += found & 7
+            newline_end = end
+            while newline_end > start and data[newline_end - 1] != 0x0A and data[newline_end - 1] != 0x0D:
+                newline_end -= 1
+            if end == n and (final_run_whole or newline_end == start):
+                i = n
+            elif newline_end > start:
+                i = newline_end
+            elif last > start:
+                i = last
+            else:
+                i = end
+        token = data[start:i]
+        counts[token] = counts.get(token, 0) + 1
+
+
 def re_source(bmp_only: bool) -> str:
     """The pattern for ``re``: classes spelled out, no possessive quantifiers (Python 3.9).
 
@@ -243,4 +349,14 @@ def safe_cut(buf: bytes, end: int) -> int:
     return newline_space_or_class_cut(buf, end, b"", _class_change)
 
 
-__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_ascii", "scan_variant"]
+__all__ = [
+    "PATTERN",
+    "re_source",
+    "re_split",
+    "safe_cut",
+    "scan",
+    "scan_ascii",
+    "scan_utf8",
+    "scan_utf8_variant",
+    "scan_variant",
+]

@@ -37,7 +37,7 @@ from ._tables import (
     re_split as re_split_segments,
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
 
 PATTERN = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
@@ -80,9 +80,23 @@ def scan(text: str, counts: TokenSink) -> None:
     cl100k.scan_variant(text, counts, 3, False)
 
 
+def scan_utf8(data: bytes, counts: BytesTokenSink) -> None:
+    """:func:`scan` on valid UTF-8, pre-tokens as their bytes."""
+    cl100k.scan_utf8_variant(data, counts, 3, False)
+
+
 def re_split(text: str) -> List[str]:
     """Llama 3's pre-tokens of ``text`` by the standard library's ``re``."""
     return re_split_segments(text, _re_form(True), _re_form(False), line_start_ok)
 
 
-__all__ = ["PATTERN", "line_start_ok", "re_source", "re_source_digits", "re_split", "safe_cut", "scan"]
+__all__ = [
+    "PATTERN",
+    "line_start_ok",
+    "re_source",
+    "re_source_digits",
+    "re_split",
+    "safe_cut",
+    "scan",
+    "scan_utf8",
+]

@@ -70,7 +70,8 @@ from ._unicode_classes import (
     UPPER_RANGES,
     WHITESPACE_RANGES,
 )
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
+from .utf8 import char_at, class_at, utf8_contraction_end
 
 PATTERN = "|".join(
     [
@@ -269,6 +270,158 @@ def scan_ascii(text: str, counts: TokenSink, contractions: bool, max_digits: int
         counts[token] = counts.get(token, 0) + 1
 
 
+def scan_utf8(data: bytes, counts: BytesTokenSink) -> None:
+    """:func:`scan` on valid UTF-8, pre-tokens as their bytes."""
+    scan_utf8_variant(data, counts, True, 3)
+
+
+def scan_utf8_variant(data: bytes, counts: BytesTokenSink, contractions: bool, max_digits: int) -> None:
+    """:func:`scan_variant` on valid UTF-8 ``data``: the same branches in the same order,
+    on each character's code point read where it starts (:func:`~.utf8.char_at`), its
+    pre-tokens the ``bytes`` slices (``following``: where the next character starts).
+    """
+    class_of = CASED_CLASS_OF
+    n = len(data)
+    i = 0
+    while i < n:
+        start = i
+        byte = data[i]
+        if byte < 0x80:
+            kind = class_of[byte]
+            following = i + 1
+        else:
+            found = char_at(data, i)
+            kind = class_of[found >> 3]
+            following = i + (found & 7)
+        after = class_at(data, following, class_of) if following < n else CASED_WHITESPACE
+        leads = kind == CASED_OTHER or (kind == CASED_WHITESPACE and byte != 0x0D and byte != 0x0A)
+        if (_CASED >> kind) & 1 or (leads and (_CASED >> after) & 1):
+            word = i if (_CASED >> kind) & 1 else following
+            i = word
+            while i < n:
+                byte = data[i]
+                if byte < 0x80:
+                    if class_of[byte] != CASED_UPPER:
+                        break
+                    i += 1
+                else:
+                    found = char_at(data, i)
+                    if class_of[found >> 3] != CASED_UPPER:
+                        break
+                    i += found & 7
+            while i < n:
+                byte = data[i]
+                if byte < 0x80:
+                    if class_of[byte] != CASED_LOWER:
+                        break
+                    i += 1
+                else:
+                    found = char_at(data, i)
+                    if class_of[found >> 3] != CASED_LOWER:
+                        break
+                    i += found & 7
+            if i < n and (_BOTH >> class_at(data, i, class_of)) & 1:
+                i = utf8_word_end(data, word, n, True, contractions)
+            elif contractions and i < n and data[i] == 0x27:
+                i = utf8_contraction_end(data, i, n) or i
+        elif kind == CASED_EITHER:
+            i = utf8_word_end(data, i, n, True, contractions)
+        elif kind == CASED_MARK:
+            end = utf8_word_end(data, following, n, False, contractions)
+            i = end if end >= 0 else utf8_word_end(data, i, n, False, contractions)
+        elif leads and (_BOTH >> after) & 1:
+            i = utf8_word_end(data, following, n, True, contractions)
+        elif kind == CASED_NUMBER:
+            i = following
+            if max_digits > 1 and after == CASED_NUMBER:
+                i += char_at(data, i) & 7
+                if max_digits > 2 and i < n:
+                    found = char_at(data, i)
+                    if class_of[found >> 3] == CASED_NUMBER:
+                        i += found & 7
+        elif kind == CASED_OTHER or (byte == 0x20 and after == CASED_OTHER):
+            i = following
+            while i < n:
+                byte = data[i]
+                if byte < 0x80:
+                    if not (_PUNCT >> class_of[byte]) & 1:
+                        break
+                    i += 1
+                else:
+                    found = char_at(data, i)
+                    if not (_PUNCT >> class_of[found >> 3]) & 1:
+                        break
+                    i += found & 7
+            while i < n and (data[i] == 0x0A or data[i] == 0x0D or data[i] == 0x2F):
+                i += 1
+        else:
+            # A whitespace run data[start:end], its last character at data[last].
+            last = start
+            end = following
+            while end < n:
+                byte = data[end]
+                if byte < 0x80:
+                    if class_of[byte] != CASED_WHITESPACE:
+                        break
+                    last = end
+                    end += 1
+                else:
+                    found = char_at(data, end)
+                    if class_of[found >> 3] != CASED_WHITESPACE:
+                        break
+                    last = end
+                    end += found & 7
+            newline_end = end
+            while newline_end > start and data[newline_end - 1] != 0x0A and data[newline_end - 1] != 0x0D:
+                newline_end -= 1
+            if newline_end > start:
+                i = newline_end
+            elif end == n or last == start:
+                i = end
+            else:
+                i = last
+        token = data[start:i]
+        counts[token] = counts.get(token, 0) + 1
+
+
+def utf8_word_end(data: bytes, k: int, n: int, either: bool, contractions: bool) -> int:
+    """:func:`word_end` on UTF-8. Where it walks back over the ``UP`` run to the last
+    character that is also in ``LO``, this notes that character's end on the way forward."""
+    class_of = CASED_CLASS_OF
+    j = k
+    both_end = -1  # the end of the run's last character that is also in LO
+    while j < n:
+        found = char_at(data, j)
+        kind = class_of[found >> 3]
+        if not (_UP >> kind) & 1:
+            break
+        j += found & 7
+        if (_BOTH >> kind) & 1:
+            both_end = j
+    if j < n and class_at(data, j, class_of) == CASED_LOWER:
+        end = j + (char_at(data, j) & 7)
+        while end < n:
+            byte = data[end]
+            if byte < 0x80:
+                if not (_LO >> class_of[byte]) & 1:
+                    break
+                end += 1
+            else:
+                found = char_at(data, end)
+                if not (_LO >> class_of[found >> 3]) & 1:
+                    break
+                end += found & 7
+    elif both_end >= 0:
+        end = both_end
+    elif either and j > k:
+        end = j
+    else:
+        return -1
+    if contractions and end < n and data[end] == 0x27:
+        return utf8_contraction_end(data, end, n) or end
+    return end
+
+
 def re_source(bmp_only: bool) -> str:
     """The pattern for ``re``: every class spelled out (Python's ``re`` has no ``\\p{..}``).
 
@@ -345,6 +498,9 @@ __all__ = [
     "safe_cut",
     "scan",
     "scan_ascii",
+    "scan_utf8",
+    "scan_utf8_variant",
     "scan_variant",
+    "utf8_word_end",
     "word_end",
 ]

@@ -18,7 +18,7 @@ from typing import List
 from . import cl100k, llama3
 from ._tables import compiled_forms
 from ._tables import re_split as re_split_segments
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
 
 PATTERN = llama3.PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
 
@@ -39,9 +39,14 @@ def scan(text: str, counts: TokenSink) -> None:
     cl100k.scan_variant(text, counts, 1, False)
 
 
+def scan_utf8(data: bytes, counts: BytesTokenSink) -> None:
+    """:func:`scan` on valid UTF-8, pre-tokens as their bytes."""
+    cl100k.scan_utf8_variant(data, counts, 1, False)
+
+
 def re_split(text: str) -> List[str]:
     """Qwen's pre-tokens of ``text`` by the standard library's ``re``."""
     return re_split_segments(text, _re_form(True), _re_form(False), llama3.line_start_ok)
 
 
-__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_utf8"]

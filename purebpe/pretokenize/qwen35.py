@@ -35,7 +35,7 @@ from ._tables import (
 from ._tables import re_split as re_split_segments
 from ._unicode_classes import LETTER_RANGES, MARK_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
 from .re_forms import QWEN3_5, qwen3_5_source
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
 
 PATTERN = QWEN3_5
 
@@ -48,6 +48,11 @@ LETTER_MARK_CLASS_OF: Final[bytes] = build_table(
 def scan(text: str, counts: TokenSink) -> None:
     """Count Qwen 3.5's pre-tokens of ``text`` into ``counts``."""
     cl100k.scan_variant(text, counts, 1, False, LETTER_MARK_CLASS_OF)
+
+
+def scan_utf8(data: bytes, counts: BytesTokenSink) -> None:
+    """:func:`scan` on valid UTF-8, pre-tokens as their bytes."""
+    cl100k.scan_utf8_variant(data, counts, 1, False, LETTER_MARK_CLASS_OF)
 
 
 def re_source(bmp_only: bool) -> str:
@@ -73,4 +78,4 @@ def safe_cut(buf: bytes, end: int) -> int:
     return newline_space_or_class_cut(buf, end, b"", _class_change)
 
 
-__all__ = ["LETTER_MARK_CLASS_OF", "PATTERN", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["LETTER_MARK_CLASS_OF", "PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_utf8"]

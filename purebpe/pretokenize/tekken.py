@@ -21,7 +21,7 @@ from typing import List
 from . import o200k
 from ._tables import compiled_forms
 from ._tables import re_split as re_split_segments
-from .sinks import TokenSink
+from .sinks import BytesTokenSink, TokenSink
 
 PATTERN = (
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
@@ -46,9 +46,14 @@ def scan(text: str, counts: TokenSink) -> None:
     o200k.scan_variant(text, counts, False, 1)
 
 
+def scan_utf8(data: bytes, counts: BytesTokenSink) -> None:
+    """:func:`scan` on valid UTF-8, pre-tokens as their bytes."""
+    o200k.scan_utf8_variant(data, counts, False, 1)
+
+
 def re_split(text: str) -> List[str]:
     """Tekken's pre-tokens of ``text`` by the standard library's ``re``."""
     return re_split_segments(text, _re_form(True), _re_form(False), o200k.line_start_ok)
 
 
-__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan"]
+__all__ = ["PATTERN", "re_source", "re_split", "safe_cut", "scan", "scan_utf8"]
