@@ -3,47 +3,60 @@ finds it, and it appends the pre-token's ids to the output at once.
 
 A scanner writes pre-tokens with ``sink[token] = sink.get(token, 0) + 1``, the line that
 counts them into a dict when training (:mod:`purebpe.pretokenize.sinks`).
-:class:`purebpe.Tokenizer` passes an :class:`EncodingSink` instead, so encoding builds no
-list of pieces: each pre-token's ids come from the word cache. A pre-token the cache does
-not hold gets a placeholder there and in the output, and :meth:`EncodingSink.finish`
-encodes all of a scan's new pre-tokens with the tokenizer's
+:class:`purebpe.Tokenizer` runs the scanner's twin on the text's UTF-8
+(:func:`purebpe.pretokenize.utf8_scanner`) and passes an :class:`EncodingSink`, so
+encoding builds no list of pieces: each pre-token's ids come from the word cache, keyed by
+the pre-token's bytes. Scanning the bytes skips a string per character, and a new word
+needs no encoding (PyPy, 20 MB of Linux source, warm: GPT-2's pattern 0.91 -> 0.80 s,
+o200k's 0.95 -> 0.87 s against the scanners of ``str`` with a cache keyed by words).
+
+A pre-token the cache does not hold gets a placeholder there and in the output, and
+:meth:`EncodingSink.finish` encodes all of a scan's new pre-tokens with the tokenizer's
 :class:`~purebpe.word_encoder.WordEncoder` in one loop of their own, then puts their ids
 in place. On PyPy that loop is what makes a cold encode fast: merges run inside the
 scanner's loop took 7.5 us a new word of the 2 MB mixed text of ``bench_hf_pipelines``
 (o200k), 4.3 us in a loop apart, where the JIT compiles them on their own (cold encode
 0.33 -> 0.27 s). On PyPy the JIT inlines the sink's calls into the scanner's loop; in the
 compiled build (``setup.py``) this class and the word encoder are native ones, and the
-compiled scanners call this :class:`~purebpe.pretokenize.sinks.Sink`'s methods in C.
-
-:class:`Utf8EncodingSink` is its twin for a scanner of UTF-8 bytes
-(:func:`purebpe.pretokenize.utf8_scanner`), whose pre-tokens, and cache keys, are
-``bytes``: scanning the bytes skips a string per character, and a new word needs no
-encoding (on PyPy 20 MB of Linux source encoded warm in 0.78x the time with GPT-2's
-pattern).
+compiled scanners call this :class:`~purebpe.pretokenize.sinks.BytesSink`'s methods in C.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from .pretokenize.sinks import BytesSink, Sink
+from .pretokenize.sinks import BytesSink
 from .word_encoder import WordEncoder
 
-__all__ = ["CACHE_SIZE", "EncodingSink", "Utf8EncodingSink"]
+__all__ = ["CACHE_SIZE", "EncodingSink", "remember"]
 
 #: Words kept in a tokenizer's word cache before it is cleared (read on every new word,
 #: not inlined by the compiled build, so that a test can lower it).
 CACHE_SIZE = 1 << 17
 
 
-class EncodingSink(Sink):
-    """Appends the ids of every pre-token written to it to ``out`` (new pre-tokens' once
-    :meth:`finish` has run).
+def remember(cache: Dict[Any, List[int]], word: Any, ids: List[int]) -> None:
+    """Put a new word's ids in a word cache, which is cleared first when it is full: real
+    text repeats a small set of words, which come back at once.
+
+    >>> cache = {}
+    >>> remember(cache, "ab", [256])
+    >>> cache
+    {'ab': [256]}
+    """
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache[word] = ids
+
+
+class EncodingSink(BytesSink):
+    """Appends the ids of every pre-token written to it, as its UTF-8 bytes, to ``out``
+    (new pre-tokens' once :meth:`finish` has run).
 
     >>> out = []
-    >>> sink = EncodingSink({"a": [1]}, out, WordEncoder({}, list(range(256)), None))
-    >>> sink["a"] = sink.get("a", 0) + 1
-    >>> sink["bc"] = sink.get("bc", 0) + 1
+    >>> sink = EncodingSink({b"a": [1]}, out, WordEncoder({}, list(range(256)), None))
+    >>> sink[b"a"] = sink.get(b"a", 0) + 1
+    >>> sink[b"bc"] = sink.get(b"bc", 0) + 1
     >>> sink.finish()
     >>> out
     [1, 98, 99]
@@ -51,21 +64,24 @@ class EncodingSink(Sink):
 
     __slots__ = ("cache", "out", "encoder", "pending", "placeholders", "holes")
 
-    def __init__(self, cache: Dict[str, List[int]], out: List[int], encoder: WordEncoder) -> None:
+    def __init__(self, cache: Dict[bytes, List[int]], out: List[int], encoder: WordEncoder) -> None:
         self.cache = cache
         self.out = out
         self.encoder = encoder
         #: The new pre-tokens, and their placeholders (``[-1 - k]`` for the ``k``-th: a
         #: list the cache holds too, given the ids in place by :meth:`finish`).
-        self.pending: List[str] = []
+        self.pending: List[bytes] = []
         self.placeholders: List[List[int]] = []
         #: Where in ``out`` a placeholder's id stands, in order.
         self.holes: List[int] = []
 
-    def __setitem__(self, token: str, count: int) -> None:
+    def __setitem__(self, token: bytes, count: int) -> None:
         ids = self.cache.get(token)
         if ids is None:
-            ids = _placeholder(self.cache, self.pending, self.placeholders, token)
+            ids = [-1 - len(self.pending)]
+            self.pending.append(token)
+            self.placeholders.append(ids)
+            remember(self.cache, token, ids)
         out = self.out
         if ids[0] < 0:  # a placeholder (cache values are never empty)
             self.holes.append(len(out))
@@ -81,69 +97,6 @@ class EncodingSink(Sink):
         encoder = self.encoder
         placeholders = self.placeholders
         for k in range(len(pending)):
-            placeholders[k][:] = encoder.encode_word(pending[k])
-        _fill_holes(self.out, self.holes, placeholders)
-        self.pending = []
-        self.placeholders = []
-        self.holes = []
-
-    def abandon(self) -> None:
-        """Take the placeholders not yet given their ids out of the cache."""
-        _abandon(self.cache, self.pending, self.placeholders)
-        self.pending = []
-        self.placeholders = []
-        self.holes = []
-
-    def new_word(self, token: str) -> List[int]:
-        """The ids of a pre-token not in the cache, encoded now; the cache then holds them."""
-        ids = self.encoder.encode_word(token)
-        cache = self.cache
-        if len(cache) >= CACHE_SIZE:
-            cache.clear()
-        cache[token] = ids
-        return ids
-
-
-class Utf8EncodingSink(BytesSink):
-    """:class:`EncodingSink` for a scanner of UTF-8 bytes: pre-tokens and the cache's keys
-    are ``bytes``.
-
-    >>> out = []
-    >>> sink = Utf8EncodingSink({b"a": [1]}, out, WordEncoder({}, list(range(256)), None))
-    >>> sink[b"a"] = sink.get(b"a", 0) + 1
-    >>> sink[b"bc"] = sink.get(b"bc", 0) + 1
-    >>> sink.finish()
-    >>> out
-    [1, 98, 99]
-    """
-
-    __slots__ = ("cache", "out", "encoder", "pending", "placeholders", "holes")
-
-    def __init__(self, cache: Dict[bytes, List[int]], out: List[int], encoder: WordEncoder) -> None:
-        self.cache = cache
-        self.out = out
-        self.encoder = encoder
-        self.pending: List[bytes] = []
-        self.placeholders: List[List[int]] = []
-        self.holes: List[int] = []
-
-    def __setitem__(self, token: bytes, count: int) -> None:
-        ids = self.cache.get(token)
-        if ids is None:
-            ids = _placeholder(self.cache, self.pending, self.placeholders, token)
-        out = self.out
-        if ids[0] < 0:
-            self.holes.append(len(out))
-        out.extend(ids)
-
-    def finish(self) -> None:
-        """:meth:`EncodingSink.finish`."""
-        pending = self.pending
-        if not pending:
-            return
-        encoder = self.encoder
-        placeholders = self.placeholders
-        for k in range(len(pending)):
             placeholders[k][:] = encoder.encode_utf8(pending[k])
         _fill_holes(self.out, self.holes, placeholders)
         self.pending = []
@@ -151,24 +104,14 @@ class Utf8EncodingSink(BytesSink):
         self.holes = []
 
     def abandon(self) -> None:
-        """:meth:`EncodingSink.abandon`."""
-        _abandon(self.cache, self.pending, self.placeholders)
+        """Take the placeholders not yet given their ids out of the cache."""
+        cache = self.cache
+        for token, ids in zip(self.pending, self.placeholders):
+            if ids[0] < 0 and cache.get(token) is ids:
+                del cache[token]
         self.pending = []
         self.placeholders = []
         self.holes = []
-
-
-def _placeholder(
-    cache: Dict[Any, List[int]], pending: List[Any], placeholders: List[List[int]], token: Any
-) -> List[int]:
-    """A new pre-token's placeholder, in the cache and in ``placeholders``."""
-    if len(cache) >= CACHE_SIZE:
-        cache.clear()
-    ids = [-1 - len(pending)]
-    pending.append(token)
-    placeholders.append(ids)
-    cache[token] = ids
-    return ids
 
 
 def _fill_holes(out: List[int], holes: List[int], placeholders: List[List[int]]) -> None:
@@ -188,10 +131,3 @@ def _fill_holes(out: List[int], holes: List[int], placeholders: List[List[int]])
         out += placeholders[-1 - tail[at]]
         done = at + 1
     out += tail[done:]
-
-
-def _abandon(cache: Dict[Any, List[int]], pending: List[Any], placeholders: List[List[int]]) -> None:
-    """Take the placeholders not yet given their ids out of the cache."""
-    for token, ids in zip(pending, placeholders):
-        if ids[0] < 0 and cache.get(token) is ids:
-            del cache[token]

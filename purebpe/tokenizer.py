@@ -51,10 +51,10 @@ from typing import (
     Union,
 )
 
-from .encoding_sink import CACHE_SIZE, EncodingSink, Utf8EncodingSink
+from .encoding_sink import CACHE_SIZE, EncodingSink, remember
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
-from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, scanner, splitter, utf8_scanner
+from .pretokenize import DEFAULT_ENGINE, Pretokenizer, check_pretokenizer, splitter, utf8_scanner
 from .pretokenize.chunking import ChunkCutter, clean_text, cut_stream, decode_stream
 from .specials import (
     AllowedSpecial,
@@ -163,13 +163,11 @@ class Tokenizer:
             self._id_to_bytes[tid] = token
         self._specials = SpecialPolicy(self.special_tokens, *tables.default_special)
         self._split = splitter(self.pretokenizer, ENGINE)
-        #: The named pattern's scanner where ``ENGINE`` is the scanner: it then feeds each
-        #: pre-token straight to the encoder (:class:`~purebpe.encoding_sink.EncodingSink`),
-        #: with no list of pieces.
-        self._scan = scanner(self.pretokenizer, ENGINE)
-        #: Its twin on UTF-8 where it has one (gpt2): the text is then scanned as its UTF-8
-        #: bytes (:class:`~purebpe.encoding_sink.Utf8EncodingSink`), and the word cache is
-        #: ``_utf8_cache``, keyed by bytes, instead of ``_cache``.
+        #: The named pattern's scanner of UTF-8 where ``ENGINE`` is the scanner: it then
+        #: feeds each pre-token's bytes straight to the encoder
+        #: (:class:`~purebpe.encoding_sink.EncodingSink`), with no list of pieces, and the
+        #: word cache is ``_utf8_cache``, keyed by bytes; elsewhere ``_split`` makes the
+        #: list, and ``_cache`` is keyed by words.
         self._scan_utf8 = utf8_scanner(self.pretokenizer, ENGINE)
         self._cache: Dict[str, List[int]] = {}
         self._utf8_cache: Dict[bytes, List[int]] = {}
@@ -581,7 +579,7 @@ class Tokenizer:
         """Append the ids of valid UTF-8 holding no special token, by the UTF-8 scanner."""
         scan = self._scan_utf8
         assert scan is not None
-        sink = Utf8EncodingSink(self._utf8_cache, out, self._encoder)
+        sink = EncodingSink(self._utf8_cache, out, self._encoder)
         try:
             scan(data, sink)
             sink.finish()
@@ -593,25 +591,18 @@ class Tokenizer:
         """Append the ids of a text holding no special token: pre-tokenize, then each word."""
         if self._scan_utf8 is not None:
             self._encode_utf8(text.encode("utf-8"), out)
-        elif self._scan is not None:
-            sink = EncodingSink(self._cache, out, self._encoder)
-            try:
-                self._scan(text, sink)
-                sink.finish()
-            except BaseException:
-                sink.abandon()  # the cache must not keep a placeholder
-                raise
         else:
             self._encode_words(self._split(text), out)
 
     def _encode_words(self, words: List[str], out: List[int]) -> None:
         """Append the ids of pre-tokens, through the word cache."""
-        get = self._cache.get
-        sink = EncodingSink(self._cache, out, self._encoder)
+        cache = self._cache
+        encode_word = self._encoder.encode_word
         for word in words:
-            ids = get(word)
+            ids = cache.get(word)
             if ids is None:
-                ids = sink.new_word(word)
+                ids = encode_word(word)
+                remember(cache, word, ids)
             out += ids
 
     def _encode_word(self, word: str) -> List[int]:

@@ -266,7 +266,7 @@ def test_every_engine_equals_the_definition(name: str, text: str) -> None:
 @settings(max_examples=50)
 def test_the_scanner_fed_encoder_equals_encoding_the_split(name: str, text: List[str]) -> None:
     # With the scanner engine the tokenizer encodes each pre-token as the scanner's twin
-    # on the text's UTF-8 finds it (purebpe.encoding_sink.Utf8EncodingSink), with the re
+    # on the text's UTF-8 finds it (purebpe.encoding_sink.EncodingSink), with the re
     # engine from the list of pieces.
     tokenizers = engine_tokenizers(name)
     assert tokenizers["scanner"]._scan_utf8 is not None and tokenizers["re"]._scan_utf8 is None

@@ -190,8 +190,8 @@ def splitter(pretokenizer: Pretokenizer = "gpt2", engine: str = DEFAULT_ENGINE) 
 
 def scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optional[Scanner]:
     """The scanner of a named pattern, ``scan(text, sink)``, when ``engine`` is the scanner;
-    ``None`` otherwise.  ``sink`` is any :data:`~.sinks.TokenSink`: the tokenizer
-    passes one that encodes each pre-token as the scanner finds it (no list of pieces)."""
+    ``None`` otherwise.  ``sink`` is any :data:`~.sinks.TokenSink` (the tokenizer runs the
+    scanner's twin on UTF-8 instead, :func:`utf8_scanner`)."""
     pretokenizer = check_pretokenizer(pretokenizer)
     if isinstance(pretokenizer, str) and pretokenizer in _MODULES and _check_engine(engine) == "scanner":
         scan: Scanner = _MODULES[pretokenizer].scan

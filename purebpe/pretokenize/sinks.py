@@ -2,10 +2,10 @@
 
 A scanner writes each pre-token with ``sink[token] = sink.get(token, 0) + 1``, the line
 that counts pre-tokens into a ``dict`` when training. Whatever else a scanner fills is a
-:class:`Sink` with those two methods: :class:`TokenList` when splitting, and
-:class:`purebpe.encoding_sink.EncodingSink` when encoding. A scanner of UTF-8 bytes (such
-as :func:`purebpe.pretokenize.gpt2.count_utf8`) writes ``bytes`` pre-tokens to a
-:data:`BytesTokenSink` in the same way.
+:class:`Sink` with those two methods, such as :class:`TokenList` when splitting. Each
+scanner's twin on UTF-8 (``count_utf8``, ``scan_utf8``) writes ``bytes`` pre-tokens in the
+same way, to a ``dict`` or a :class:`BytesSink`: :class:`purebpe.encoding_sink.EncodingSink`
+when encoding.
 
 The scanners' parameter, :data:`TokenSink`, is the union of the two rather than a
 protocol for the compiled build (``setup.py``, where this module is native): mypyc calls
