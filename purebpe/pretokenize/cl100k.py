@@ -58,7 +58,7 @@ from ._tables import (
 )
 from ._unicode_classes import LETTER_RANGES, NUMBER_RANGES, WHITESPACE_RANGES
 from .sinks import BytesTokenSink, TokenSink
-from .utf8 import char_at, class_at, utf8_contraction_end
+from .utf8 import char_at, utf8_contraction_end
 
 PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
@@ -237,7 +237,11 @@ def scan_utf8_variant(
                 counts[token] = counts.get(token, 0) + 1
                 i = end
                 continue
-        nxt = class_at(data, following, class_of) if following < n else WHITESPACE
+        if following < n:
+            next_byte = data[following]
+            nxt = class_of[next_byte] if next_byte < 0x80 else class_of[char_at(data, following) >> 3]
+        else:
+            nxt = WHITESPACE
         if kind == LETTER or (
             nxt == LETTER and (kind == OTHER or (kind == WHITESPACE and byte != 0x0D and byte != 0x0A))
         ):

@@ -293,7 +293,11 @@ def scan_utf8_variant(data: bytes, counts: BytesTokenSink, contractions: bool, m
             found = char_at(data, i)
             kind = class_of[found >> 3]
             following = i + (found & 7)
-        after = class_at(data, following, class_of) if following < n else CASED_WHITESPACE
+        if following < n:
+            next_byte = data[following]
+            after = class_of[next_byte] if next_byte < 0x80 else class_of[char_at(data, following) >> 3]
+        else:
+            after = CASED_WHITESPACE
         leads = kind == CASED_OTHER or (kind == CASED_WHITESPACE and byte != 0x0D and byte != 0x0A)
         if (_CASED >> kind) & 1 or (leads and (_CASED >> after) & 1):
             word = i if (_CASED >> kind) & 1 else following
@@ -320,7 +324,8 @@ def scan_utf8_variant(data: bytes, counts: BytesTokenSink, contractions: bool, m
                     if class_of[found >> 3] != CASED_LOWER:
                         break
                     i += found & 7
-            if i < n and (_BOTH >> class_at(data, i, class_of)) & 1:
+            # (No ASCII character is a letter of no case or a mark.)
+            if i < n and data[i] >= 0x80 and (_BOTH >> class_of[char_at(data, i) >> 3]) & 1:
                 i = utf8_word_end(data, word, n, True, contractions)
             elif contractions and i < n and data[i] == 0x27:
                 i = utf8_contraction_end(data, i, n) or i
