@@ -233,9 +233,9 @@ _UTF8_SCANNERS: Dict[str, Utf8Scanner] = {
 
 
 def utf8_scanner(pretokenizer: Pretokenizer, engine: str = DEFAULT_ENGINE) -> Optional[Utf8Scanner]:
-    """The scanner of valid UTF-8 of ``pretokenizer``, where ``engine`` is the scanner and
-    the pattern's scanner has such a twin (every named pattern has); ``None`` elsewhere. Its pre-tokens are
-    the ones :func:`scanner` finds in the decoded text, as their UTF-8 bytes.
+    """The scanner of valid UTF-8 of ``pretokenizer`` (every named pattern's scanner has
+    this twin) where ``engine`` is the scanner; ``None`` elsewhere. Its pre-tokens are the
+    ones :func:`scanner` finds in the decoded text, as their UTF-8 bytes.
 
     >>> tokens = {}
     >>> utf8_scanner("gpt2", "scanner")("héllo wörld".encode(), tokens)
