@@ -559,26 +559,22 @@ class Tokenizer:
             self._encode_piece(text, out)
             return
         data = text.encode("utf-8")
-        utf8 = self._scan_utf8 is not None
         start = 0
         while len(data) - start > 2 * PIECE_BYTES:
             cut = self._cutter.cut(data[start : start + PIECE_BYTES])
             if cut <= 0:
                 break  # no safe place in this stretch: encode the rest whole
-            if utf8:
-                self._encode_utf8(data[start : start + cut], out)
-            else:
-                self._encode_piece(data[start : start + cut].decode("utf-8"), out)
+            self._encode_utf8(data[start : start + cut], out)
             start += cut
-        if utf8:
-            self._encode_utf8(data[start:], out)
-        else:
-            self._encode_piece(data[start:].decode("utf-8"), out)
+        self._encode_utf8(data[start:], out)
 
     def _encode_utf8(self, data: bytes, out: List[int]) -> None:
-        """Append the ids of valid UTF-8 holding no special token, by the UTF-8 scanner."""
+        """Append the ids of valid UTF-8 holding no special token: by the UTF-8 scanner
+        where it runs, else as :meth:`_encode_piece` does with the decoded text."""
         scan = self._scan_utf8
-        assert scan is not None
+        if scan is None:
+            self._encode_words(self._split(data.decode("utf-8")), out)
+            return
         sink = EncodingSink(self._utf8_cache, out, self._encoder)
         try:
             scan(data, sink)
