@@ -201,15 +201,17 @@ def encode_documents(
     documents, corpus_start = job
     if isinstance(documents, SpilledDocument):
         return _encode_spilled(tok, documents, separator if not corpus_start else None, typecode)
-    ids: List[int] = []
+    # Into an array as they come: on PyPy a list of a job's ids, grown a document at a
+    # time, would be copied again and again (see :meth:`purebpe.Tokenizer.encode_to_array`).
+    ids = array(typecode)
     for index, pieces in enumerate(documents):
         if separator is not None and (index or not corpus_start):
             ids.append(separator)
         if len(pieces) == 1:
-            ids += tok.encode(as_text(pieces[0]))
+            ids.extend(tok.encode(as_text(pieces[0])))
         else:
             ids.extend(tok.encode_iterable(as_text(piece) for piece in pieces))
-    return array(typecode, ids)
+    return ids
 
 
 def _encode_spilled(

@@ -10,7 +10,7 @@ from typing import Dict, List, Sequence, Tuple
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import purebpe
@@ -591,6 +591,43 @@ def test_encode_to_numpy(tok: Tokenizer) -> None:
     numpy = pytest.importorskip("numpy", reason="numpy is not installed")
     ids = tok.encode_to_numpy("hello world")
     assert ids.dtype == numpy.uint32 and ids.tolist() == tok.encode("hello world")
+
+
+@pytest.mark.parametrize("engine", ["scanner", "re"])
+@settings(max_examples=60)
+@given(text=any_text, piece_bytes=st.integers(2, 40))
+@example(text="lower lowest " * 9 + EOT, piece_bytes=4)
+@example(text=EOT + EOT2 + "low " * 30 + EOT + "x" * 90 + EOT2, piece_bytes=8)
+def test_ids_joined_from_pieces_are_the_ids_of_the_text_whole(
+    model: BPEModel, engine: str, text: str, piece_bytes: int
+) -> None:
+    # With JOIN_PIECES (PyPy's way) a long text's ids are made a piece at a time and joined:
+    # special tokens first, last and between pieces land where one piece puts them.
+    with mock.patch.object(tokenizer_module, "ENGINE", engine):
+        tok = model.tokenizer()
+    whole = tok.encode(text)  # these texts are far below PIECE_BYTES: one piece
+    with mock.patch.multiple(tokenizer_module, PIECE_BYTES=piece_bytes, JOIN_PIECES=True):
+        assert tok.encode(text) == whole
+        assert tok.encode_batch([text, text]) == [whole, whole]
+        for typecode in "hHiQ":
+            ids = tok.encode_to_array(text, typecode=typecode)
+            assert ids.typecode == typecode and ids.tolist() == whole
+
+
+def test_encode_to_array_of_a_long_text_with_special_tokens(tok: Tokenizer) -> None:
+    text = (EOT + "\n".join(default_corpus()[:40]) + EOT2) * 3
+    assert len(text.encode("utf-8")) > 4 * tokenizer_module.PIECE_BYTES
+    assert tok.encode_to_array(text).tolist() == tok.encode(text)
+    with pytest.raises(PureBPEError, match="text holds the special token '<.endoftext.>' at index 0"):
+        tok.encode_to_array(text, set(), "all")
+
+
+@pytest.mark.parametrize("typecode", ["B", "b", "f", "u", "HH", ""])
+def test_encode_to_array_refuses_a_typecode_that_cannot_hold_the_ids(tok: Tokenizer, typecode: str) -> None:
+    # tok's ids run up to 799: neither a byte nor a float holds them.
+    message = f"typecode {typecode!r} cannot hold this tokenizer's ids .up to 799."
+    with pytest.raises(PureBPEError, match=message):
+        tok.encode_to_array("hi", typecode=typecode)
 
 
 def test_encode_to_numpy_without_numpy_is_a_clear_error(tok: Tokenizer) -> None:
