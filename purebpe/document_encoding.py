@@ -202,7 +202,7 @@ def encode_documents(
     if isinstance(documents, SpilledDocument):
         return _encode_spilled(tok, documents, separator if not corpus_start else None, typecode)
     # Into an array as they come: on PyPy a list of a job's ids, grown a document at a
-    # time, would be copied again and again (see :meth:`purebpe.Tokenizer.encode_to_array`).
+    # time, would be copied again and again (see ``purebpe.Tokenizer._encode_text``).
     ids = array(typecode)
     for index, pieces in enumerate(documents):
         if separator is not None and (index or not corpus_start):
