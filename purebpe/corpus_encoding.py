@@ -43,13 +43,17 @@ from .pretokenize.chunking import ChunkCutter
 from .readers import Piece, ReadOptions, ShippedPiece, Source, capped, shipped, source_documents
 from .tokenizer import AllowedSpecial, Tokenizer
 
-#: Characters of documents per job (a text file's jobs are one or two pieces). Small jobs
-#: keep both sides busy: this process, which encodes jobs too, reads the workers' results
-#: and sends them jobs only between two of its own, and a worker whose results fill its
-#: pipe (1 MiB) waits. With jobs of 1 MiB, a PyPy worker encoding 100 MB of Linux source
-#: waited 0.9 s of its 3.5 s; with these (and :data:`IN_FLIGHT`), 0.1 s. Smaller arrays of
-#: ids also cost fewer page faults (one process: 54 000 against 84 000).
-JOB_CHARS = 1 << 18
+#: Characters of documents per job (a text file's jobs are two or three pieces). Small
+#: jobs keep both sides busy: this process, which encodes jobs too, reads the workers'
+#: results and sends them jobs only between two of its own, and a worker whose results
+#: fill its pipe (1 MiB) waits. With jobs of 1 MiB, a PyPy worker encoding 100 MB of Linux
+#: source waited 0.9 s of its 3.5 s; with 256 Ki characters (and :data:`IN_FLIGHT`), 0.1 s.
+#: Once a job's ids stopped growing one list on PyPy (:meth:`Tokenizer._encode_text`),
+#: 512 Ki did better still: 2 processes on PyPy, 6 interleaved runs, 7.07-7.62 CPU s and
+#: 4.0-4.4 s wall against 7.30-7.99 s and 4.1-4.6 s for 256 Ki (1 Mi: 7.25-7.87 s, 4.3-4.7
+#: s); CPython 13.6-14.3 against 14.2-14.5 CPU s; 29 MB of Chinese with o200k's uint32 ids
+#: the same within noise (3.13-3.40 against 3.13-3.46 s).
+JOB_CHARS = 1 << 19
 #: Characters of the first job, which this process encodes itself to warm up before the
 #: workers are forked (see the module docstring): small, since nothing runs in parallel yet.
 FIRST_JOB_CHARS = 1 << 18

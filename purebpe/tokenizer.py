@@ -580,7 +580,7 @@ class Tokenizer:
         size. A list grown over the whole text is copied out of PyPy's young generation
         again and again as it grows, and the garbage makes the collector run: ``encode``
         of the 100 MB of Linux source of ``bench_corpora`` took 6.4-7.2 s of CPU as one
-        list and 5.2-5.9 s joined, and ``purebpe encode`` of it (jobs of 256 Ki
+        list and 5.2-5.9 s joined, and ``purebpe encode`` of it (then in jobs of 256 Ki
         characters) 8.0 -> 7.0 s with 2 processes.
         """
         ids: List[int] = []
