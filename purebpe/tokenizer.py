@@ -429,10 +429,7 @@ class Tokenizer:
                 f"typecode {typecode!r} cannot hold this tokenizer's ids (up to {self.max_token_value}); "
                 "use one of 'H', 'I', 'L', 'Q'"
             )
-        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
-        text = clean_text(text)
-        refuse_disallowed(text, forbidden, "text")
-        return array(typecode, self._encode_text(text, pattern))
+        return array(typecode, self.encode(text, allowed_special, disallowed_special))
 
     def encode_to_numpy(
         self,
