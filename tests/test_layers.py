@@ -14,9 +14,14 @@ each must point down or be allowed.
 from __future__ import annotations
 
 import ast
+import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
+
+import pytest
 
 import purebpe
 
@@ -25,7 +30,7 @@ ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.m
 
 #: The layers, bottom first: ``(layer name, the modules and subpackages in it)``.
 LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
-    ("foundation", ("errors", "bytemap", "_atomic", "_workers", "progress", "specials")),
+    ("foundation", ("errors", "bytemap", "_atomic", "_workers", "progress", "specials", "pypy_nursery")),
     ("core", ("core",)),
     ("trainers", ("trainers",)),
     ("pretokenize", ("pretokenize", "normalizers", "pre_tokenizers")),
@@ -271,3 +276,22 @@ def test_the_architecture_page_draws_these_layers() -> None:
     drawn = drawn_layers()
     declared = [(name, list(modules)) for name, modules in LAYERS]
     assert drawn == declared
+
+
+def test_import_purebpe_loads_nothing_until_a_name_is_used() -> None:
+    """The public names are imported on first use (so that the command starts light), and
+    each is what its module defines."""
+    probe = (
+        "import sys, purebpe\n"
+        "print(sorted(m for m in sys.modules if m.startswith('purebpe.')))\n"
+        "purebpe.Tokenizer\n"
+        "print('purebpe.tokenizer' in sys.modules, 'purebpe.trainers' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["[]", "True False"]
+    assert sorted(purebpe.__all__) == sorted(purebpe._LAZY) and set(purebpe.__all__) <= set(dir(purebpe))
+    for name, module in purebpe._LAZY.items():
+        assert getattr(purebpe, name) is getattr(importlib.import_module(f"purebpe.{module}"), name)
+    with pytest.raises(AttributeError, match="no attribute 'Tokeniser'"):
+        purebpe.Tokeniser  # noqa: B018

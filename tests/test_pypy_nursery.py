@@ -1,5 +1,5 @@
-"""The ``purebpe`` command restarts itself with a small GC nursery on PyPy where the CPU cache
-reported would give a huge one, for large inputs only (purebpe/cli/pypy_nursery.py).
+"""The ``purebpe`` commands that read a corpus restart themselves with a small GC nursery on
+PyPy where the CPU cache reported would give a huge one (purebpe/pypy_nursery.py).
 
 Each interpreter start is observed from outside: a ``sitecustomize`` on ``PYTHONPATH``
 appends the ``PYPY_GC_NURSERY`` it starts with to a log.
@@ -37,9 +37,11 @@ def reported_nursery_bytes() -> Optional[int]:
     return int(found.group(1)) * 1024 // 2 if found else None
 
 
-def starts(tmp_path: Path, input_bytes: int, nursery: Optional[str] = None) -> List[str]:
-    """Run ``purebpe count`` on an input of ``input_bytes`` and return the nursery setting
-    each interpreter start saw."""
+def starts(
+    tmp_path: Path, input_bytes: int, nursery: Optional[str] = None, command: str = "count"
+) -> List[str]:
+    """Run ``purebpe count`` (or ``encode``) on an input of ``input_bytes`` and return the
+    nursery setting each interpreter start saw."""
     log = tmp_path / "starts.log"
     site = tmp_path / "site"
     site.mkdir()
@@ -55,29 +57,48 @@ def starts(tmp_path: Path, input_bytes: int, nursery: Optional[str] = None) -> L
     env["PYTHONPATH"] = os.pathsep.join([str(site), PACKAGE_ROOT])
     if nursery is not None:
         env["PYPY_GC_NURSERY"] = nursery
-    out = tmp_path / "counts.tsv"
-    command = [sys.executable, "-m", "purebpe", "count", str(corpus), "-o", str(out)]
+    out = tmp_path / "out"
+    arguments = [str(corpus), "-o", str(out), "--max-chars", "1000", "--progress", "none"]
+    if command == "encode":
+        model = tmp_path / "model"
+        purebpe.train(str(corpus), vocab_size=260).save(str(model))
+        arguments += ["--tokenizer", str(model)]
     done = subprocess.run(
-        command + ["--max-chars", "1000", "--progress", "none"],
+        [sys.executable, "-m", "purebpe", command, *arguments],
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("counted "), (done.stdout, done.stderr)
     assert out.exists()
     return log.read_text().split()
 
 
-def test_a_large_input_restarts_once_with_a_small_nursery_where_the_default_is_huge(tmp_path: Path) -> None:
+def restarted() -> List[str]:
+    """The starts of a command that restarts on this machine."""
     nursery = reported_nursery_bytes()
-    expected = ["-", "4MB"] if nursery is not None and nursery > 16 * MB else ["-"]
-    assert starts(tmp_path, 17 * MB) == expected
+    return ["-", "4MB"] if nursery is not None and nursery > 16 * MB else ["-"]
 
 
-def test_a_small_input_or_a_nursery_of_yours_never_restarts(tmp_path: Path) -> None:
-    for case in ("small", "yours"):
+def test_a_command_reading_a_corpus_restarts_once_with_a_small_nursery_where_the_default_is_huge(
+    tmp_path: Path,
+) -> None:
+    for case in ("large", "small", "encode"):
         (tmp_path / case).mkdir()
-    assert starts(tmp_path / "small", 1 * MB) == ["-"]
-    assert starts(tmp_path / "yours", 17 * MB, nursery="8MB") == ["8MB"]
+    assert starts(tmp_path / "large", 17 * MB) == restarted()
+    assert starts(tmp_path / "small", 1000) == restarted()
+    assert starts(tmp_path / "encode", 1000, command="encode") == restarted()
+
+
+def test_a_nursery_of_yours_or_another_command_never_restarts(tmp_path: Path) -> None:
+    assert starts(tmp_path, 17 * MB, nursery="8MB") == ["8MB"]
+    log = tmp_path / "starts.log"
+    log.unlink()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), PACKAGE_ROOT]))
+    env.pop("PYPY_GC_NURSERY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "purebpe", "--version"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().split() == ["-"]

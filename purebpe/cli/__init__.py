@@ -25,7 +25,6 @@ from .._atomic import CANCELLED, Cancelled, remove_own_temporaries, written
 from .._workers import STOPPED
 from ..errors import PureBPEError
 from ._io import CLOSED_STREAMS
-from .pypy_nursery import restart_for_nursery
 
 # Subcommand modules, in the order ``purebpe --help`` lists them.
 COMMANDS = (
@@ -81,8 +80,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     guard_standard_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
-    if argv is None:  # the command itself, not a call from Python
-        restart_for_nursery(args)
     written.clear()
     CANCELLED.clear()
     previous_handlers = _raise_on_ending_signals()
