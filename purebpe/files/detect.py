@@ -97,6 +97,8 @@ def _read_json(path: Path) -> Tuple[Optional[str], Any]:
 
 
 def _detect_file(path: Path) -> Tuple[str, Any]:
+    if path.name.endswith("vocab.json") and (path.parent / "merges.txt").is_file():
+        return "gpt2", None  # GPT-2's pair: not parsed twice (0.02-0.04 s of its load on PyPy)
     kind, data = _read_json(path)
     if kind is not None:
         return kind, data
