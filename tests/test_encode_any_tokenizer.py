@@ -106,6 +106,53 @@ def test_encode_gives_hfs_ids_per_document_and_decode_hfs_text(
     assert plain == tok.decode(expected, skip_special_tokens=True) and separator not in plain
 
 
+def test_one_long_document_of_a_plain_pipeline_is_spread_over_the_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: Any
+) -> None:
+    # Llama 3's pipeline is a plain Tokenizer (HFTokenizer.as_tokenizer): one text file,
+    # one document, is cut into pieces where its pattern allows, and its jobs go to both
+    # processes, with HF's ids of the whole document.
+    path, tok, cases = _file("llama3", tmp_path)
+    text = "\n".join(case["text"] for case in cases if len(case["text"]) < 2000) * 3
+    text += "<|eot_id|>" + text[:500] + "<|begin_of_text|>"
+    (tmp_path / "one.txt").write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(corpus_encoding, "FIRST_JOB_CHARS", 200)
+    monkeypatch.setattr(corpus_encoding, "JOB_CHARS", 300)
+    monkeypatch.setattr(corpus_encoding, "PIECE_BYTES", 64)
+    seen: List[Any] = []
+    encode_corpus = corpus_encoding.encode_corpus
+
+    def spy(tokenizer: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(tokenizer)
+        return encode_corpus(tokenizer, *args, **kwargs)
+
+    monkeypatch.setattr("purebpe.cli.encode.encode_corpus", spy)
+    monkeypatch.setattr(corpus_encoding, "ordered_map", _counting(corpus_encoding.ordered_map, seen))
+    out = tmp_path / "ids.bin"
+    args = ["encode", "--tokenizer", str(path), str(tmp_path / "one.txt"), "-o", str(out)]
+    status, _, err = _run(args + ["--dtype", "uint32", "--processes", "2"], capsysbinary)
+    assert status == 0, err
+    assert isinstance(seen[0], purebpe.Tokenizer)
+    assert seen[1] > 10  # jobs, of one document
+    expected = tok.encode(text)
+    assert array("I", out.read_bytes()).tolist() == expected
+    tokenizers = hf_tokenizers()
+    if tokenizers is not None:
+        hf = tokenizers.Tokenizer.from_file(str(path))
+        assert expected == hf.encode(text, add_special_tokens=False).ids
+
+
+def _counting(ordered_map: Any, seen: List[Any]) -> Any:
+    """``ordered_map`` that appends to ``seen`` how many jobs it was given."""
+
+    def counted(function: Any, jobs: Any, *args: Any, **kwargs: Any) -> Any:
+        jobs = list(jobs)
+        seen.append(len(jobs))
+        return ordered_map(function, jobs, *args, **kwargs)
+
+    return counted
+
+
 def test_a_rank_file_takes_its_encoding(tmp_path: Path, capsysbinary: Any) -> None:
     path = tokenizer_file("whisper-multilingual.tiktoken")
     docs = ["Hello world, Grüße 世界 😀", "<|startoftranscript|>안녕하세요\n\n  code(x) = 1"]

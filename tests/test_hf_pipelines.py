@@ -195,6 +195,72 @@ def test_live_against_tokenizers(name: str, text: str) -> None:
         assert tok.decode(expected.ids, skip) == hf.decode(expected.ids, skip_special_tokens=skip)
 
 
+# -- a pipeline that is a plain Tokenizer -------------------------------------------------
+
+#: The recorded pipelines that run as a purebpe.Tokenizer (HFTokenizer.as_tokenizer).
+PLAIN = ["gpt2", "llama3"]
+
+
+def test_which_pipelines_run_as_a_plain_tokenizer() -> None:
+    assert [name for name in NAMES if pipeline(name).as_tokenizer() is not None] == PLAIN
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_a_plain_tokenizer_gives_hfs_recorded_ids(name: str) -> None:
+    plain = pipeline(name).as_tokenizer()
+    assert plain is not None
+    for case in recorded(name)["cases"]:
+        ids = plain.encode(case["text"])
+        if "ids" in case:
+            assert ids == case["ids"], case["text"][:80]
+        else:
+            assert digest(ids) == case["ids_sha256"], case["text"][:80]
+
+
+@pytest.mark.parametrize("name", PLAIN)
+@settings(max_examples=300)
+@given(texts=st.lists(TEXT, min_size=1, max_size=4))
+def test_a_plain_tokenizer_and_its_cuts_give_the_pipelines_ids(name: str, texts: List[str]) -> None:
+    tok = pipeline(name)
+    plain = tok.as_tokenizer()
+    assert plain is not None
+    text = "".join(texts)
+    assert plain.encode(text) == tok.encode(text)
+    # Cut where the Tokenizer's cutter allows (what purebpe encode does to a long
+    # document), each part encoded apart: the ids of the whole.
+    from purebpe.pretokenize.chunking import ChunkCutter
+
+    specials = sorted(plain.special_tokens_set)
+    cutter = ChunkCutter(specials, plain.pretokenizer, reserve=max(len(t.encode()) for t in specials))
+    data = text.encode("utf-8", "surrogatepass")
+    cut = cutter.cut(data)
+    if cut > 0:
+        head = data[:cut].decode("utf-8", "surrogatepass")
+        tail = data[cut:].decode("utf-8", "surrogatepass")
+        assert plain.encode(head) + plain.encode(tail) == tok.encode(text)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"normalizer": {"type": "Lowercase"}},
+        {"added": {"lstrip": True}},
+        {"added": {"rstrip": True}},
+        {"added": {"single_word": True}},
+        {"added": {"normalized": True}},  # the first token only: two passes
+        {"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always"}},
+    ],
+)
+def test_a_pipeline_that_is_more_is_no_plain_tokenizer(change: Dict[str, Any]) -> None:
+    document = json.loads(json.dumps(recorded("llama3")["tokenizer"]))
+    assert from_document(document).as_tokenizer() is not None
+    document["added_tokens"][0].update(change.get("added", {}))
+    for key in ("normalizer", "pre_tokenizer"):
+        if key in change:
+            document[key] = change[key]
+    assert from_document(document).as_tokenizer() is None
+
+
 def test_long_run_without_whitespace_matches_live() -> None:
     hf = _hf("llama3")
     tok = pipeline("llama3")

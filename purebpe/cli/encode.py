@@ -120,11 +120,15 @@ def run(args: argparse.Namespace) -> int:
     allowed: AllowedSpecial = frozenset() if args.ordinary else "all"
     cutter: ChunkCutter
     if isinstance(tokenizer, HFTokenizer):
-        # A document is the pipeline's unit: its pieces may be cut anywhere.
         if args.ordinary:
             raise PureBPEError(
                 f"--ordinary: {tokenizer.name} is an HF pipeline, which always splits off its added tokens"
             )
+        # A pipeline that is a plain Tokenizer (GPT-2's, Llama 3's) runs as one, so that a
+        # long document is cut where its pattern allows and spread over the processes.
+        tokenizer = tokenizer.as_tokenizer() or tokenizer
+    if isinstance(tokenizer, HFTokenizer):
+        # A document is the pipeline's unit: its pieces may be cut anywhere.
         dtype = dtype_for(args.dtype, max(tokenizer.get_vocab().values(), default=0))
         cutter = CharacterCutter()
     else:

@@ -23,10 +23,12 @@ from ..decoders import Decoder
 from ..errors import PureBPEError
 from ..models.bpe import BPE
 from ..normalizers import Normalized, Normalizer
+from ..normalizers import Sequence as NormalizerSequence
 from ..pre_tokenizers import PreTokenizer, split_text
 from ..processors import Encoding, PostProcessor, process
 from ..tokenizer import Tokenizer
 from .added import AddedToken, AddedVocabulary
+from .fast import with_added_tokens
 from .origin import first_metaspace, origin_chars
 from .streaming import IdStream
 
@@ -157,6 +159,38 @@ class HFTokenizer:
             n = len(ids)
             return process(self.post_processor, Encoding(ids, [""] * n, [(0, 0)] * n), None, True).ids
         return ids
+
+    def as_tokenizer(self) -> Optional[Tokenizer]:
+        """A :class:`purebpe.Tokenizer` giving every text this pipeline's :meth:`encode`
+        (``add_special_tokens=False``), or ``None`` where the pipeline is more than that.
+
+        It is one where the pre-tokenizer and model run on purebpe's engine (:attr:`fast`),
+        nothing normalizes, and the added tokens, all looked for in the same text (all
+        ``normalized`` or none) and none stripping whitespace or needing a word boundary,
+        are found as a Tokenizer finds its special tokens: GPT-2's and Llama 3's files.
+        Such a Tokenizer may cut a long text where its pattern allows, each part encoded on
+        its own (:class:`purebpe.pretokenize.chunking.ChunkCutter`), which is how
+        ``purebpe encode`` spreads one long document over its processes.
+
+        >>> from purebpe.bytemap import BYTE_TO_UNICODE
+        >>> from purebpe.hf.loader import from_document
+        >>> vocab = {char: byte for byte, char in enumerate(BYTE_TO_UNICODE)}
+        >>> hf = from_document({
+        ...     "model": {"type": "BPE", "vocab": {**vocab, "ab": 256}, "merges": ["a b"]},
+        ...     "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False},
+        ...     "added_tokens": [{"id": 257, "content": "<s>", "special": True}],
+        ... })
+        >>> hf.as_tokenizer().encode("ab<s>b") == hf.encode("ab<s>b") == [256, 257, 98]
+        True
+        """
+        if self.fast is None or not _identity(self.normalizer):
+            return None
+        tokens = list(self.added.by_id.values())
+        if any(t.lstrip or t.rstrip or t.single_word for t in tokens):
+            return None
+        if len({t.normalized for t in tokens}) > 1:
+            return None  # two passes: raw tokens first, then the others between them
+        return with_added_tokens(self.fast, self.added.by_content, self.name)
 
     def encode_batch(self, texts: Iterable[str], add_special_tokens: bool = False) -> List[List[int]]:
         """:meth:`encode` of each text."""
@@ -363,3 +397,10 @@ class HFTokenizer:
         if self.document is None:
             raise PureBPEError("this tokenizer was not loaded from a tokenizer.json document")
         return json.dumps(self.document, ensure_ascii=False)
+
+
+def _identity(normalizer: Optional[Normalizer]) -> bool:
+    """Whether ``normalizer`` changes nothing: none, or a ``Sequence`` of such."""
+    if normalizer is None:
+        return True
+    return isinstance(normalizer, NormalizerSequence) and all(map(_identity, normalizer.normalizers))
