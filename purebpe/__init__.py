@@ -16,8 +16,9 @@ nursery (:mod:`purebpe.cli.pypy_nursery`) comes before any of them is loaded.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, List
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .cluster import RayExecutor, ray_executor
@@ -82,14 +83,4 @@ __all__ = [
     "train_superbpe",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> List[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
