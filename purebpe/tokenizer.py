@@ -53,6 +53,8 @@ from typing import (
     Union,
 )
 
+import attr
+
 from .encoding_sink import CACHE_SIZE, EncodingSink, remember
 from .errors import PureBPEError, UnknownTokenError, check_ids_argument, check_iterable_of_texts
 from .formats.gpt2 import read_vocab_and_merges
@@ -63,6 +65,7 @@ from .specials import (
     DisallowedSpecial,
     Forbidden,
     SpecialPolicy,
+    check_special_tokens,
     refuse_disallowed,
     split_keep_specials,
 )
@@ -141,10 +144,14 @@ class Tokenizer:
         pretokenizer: Pretokenizer = "gpt2",
         name: str = "purebpe",
     ) -> None:
+        #: What a pickle rebuilds this tokenizer from: ``"merges"``, ``"ranks"`` (set by
+        #: :meth:`from_ranks`), or ``"tables"``, as they are (:meth:`__reduce__`).
+        self._rebuilt_from = "merges"
         if isinstance(vocab, TokenTables):
             if merges is not None or special_tokens is not None:
                 raise TypeError("Tokenizer(tables) takes no merges or special_tokens")
             tables = vocab
+            self._rebuilt_from = "tables"
         elif merges is None:
             raise TypeError("Tokenizer() needs the merges with a vocab")
         else:
@@ -199,7 +206,9 @@ class Tokenizer:
         recovered from the ranks when first asked for.
         """
         check_pretokenizer(pretokenizer)
-        return cls(rank_tables(mergeable_ranks, special_tokens), pretokenizer=pretokenizer, name=name)
+        tokenizer = cls(rank_tables(mergeable_ranks, special_tokens), pretokenizer=pretokenizer, name=name)
+        tokenizer._rebuilt_from = "ranks"
+        return tokenizer
 
     @classmethod
     def from_tiktoken(
@@ -233,10 +242,53 @@ class Tokenizer:
         return self._merges
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        # Pickle what builds the tokenizer, not its tables (rebuilt on loading).
-        if self._whole_tokens is not None:
+        # Pickle what builds the tokenizer, not its tables (rebuilt on loading), where that
+        # rebuilds exactly this one: not for tables given as they are (an HF file's engine,
+        # whose ranks are neither its ids nor the merges' order of its vocab).
+        if self._rebuilt_from == "ranks":
+            assert self._whole_tokens is not None
             return _from_ranks, (self._whole_tokens, self.special_ids, self.pretokenizer, self.name)
-        return _from_merges, (self.vocab, self.merges, self.special_tokens, self.pretokenizer, self.name)
+        if self._rebuilt_from == "merges":
+            return _from_merges, (self.vocab, self.merges, self.special_tokens, self.pretokenizer, self.name)
+        return _from_tables, (self._tables(), self.pretokenizer, self.name)
+
+    def _tables(self) -> TokenTables:
+        """The tables this tokenizer was built from (shared, not copied)."""
+        return TokenTables(
+            vocab=self.vocab,
+            special_tokens=self.special_tokens,
+            special_ids=self.special_ids,
+            byte_ids=self._byte_ids,
+            ranks=self._encoder.pairs,
+            merges=self._merges,
+            whole_tokens=self._whole_tokens,
+            default_special=self._specials.defaults,
+        )
+
+    def with_special_tokens(
+        self, special_tokens: Mapping[str, int], *, name: Optional[str] = None
+    ) -> "Tokenizer":
+        """This tokenizer with more special tokens (``{text: id}``), each at a new id or at
+        one that holds its bytes; the rest of its tables are shared. The defaults of
+        ``allowed_special`` and ``disallowed_special`` stay this tokenizer's.
+
+        >>> tok = Tokenizer.from_ranks({bytes([b]): b for b in range(256)}, {})
+        >>> tok.with_special_tokens({"<s>": 256}).encode("a<s>", allowed_special="all")
+        [97, 256]
+        """
+        tables = self._tables()
+        vocab = dict(tables.vocab)
+        for text, tid in special_tokens.items():
+            data = text.encode("utf-8")
+            if vocab.setdefault(tid, data) != data:
+                raise PureBPEError(f"special token {text!r}: id {tid} holds {vocab[tid]!r}")
+        added = attr.evolve(
+            tables,
+            vocab=vocab,
+            special_tokens=check_special_tokens([*tables.special_tokens, *special_tokens]),
+            special_ids={**tables.special_ids, **special_tokens},
+        )
+        return Tokenizer(added, pretokenizer=self.pretokenizer, name=self.name if name is None else name)
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name!r}: {len(self.vocab)} tokens, pretokenizer {self.pretokenizer!r}>"
@@ -818,6 +870,11 @@ def _from_ranks(
 ) -> Tokenizer:
     """Unpickle a tokenizer built by :meth:`Tokenizer.from_ranks`."""
     return Tokenizer.from_ranks(ranks, special_ids, pretokenizer=pretokenizer, name=name)
+
+
+def _from_tables(tables: TokenTables, pretokenizer: Pretokenizer, name: str) -> Tokenizer:
+    """Unpickle a tokenizer built from its tables as they are."""
+    return Tokenizer(tables, pretokenizer=pretokenizer, name=name)
 
 
 def _from_merges(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Dict, List
@@ -237,6 +238,18 @@ def test_a_plain_tokenizer_and_its_cuts_give_the_pipelines_ids(name: str, texts:
         head = data[:cut].decode("utf-8", "surrogatepass")
         tail = data[cut:].decode("utf-8", "surrogatepass")
         assert plain.encode(head) + plain.encode(tail) == tok.encode(text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_pipeline_and_its_plain_tokenizer_survive_pickling(name: str) -> None:
+    # What a worker that is spawned, not forked, receives (macOS, Windows; datasets' map).
+    tok = pipeline(name)
+    check_recorded_ids(name, pickle.loads(pickle.dumps(tok)).encode)
+    plain = tok.as_tokenizer()
+    if plain is not None:
+        copy = pickle.loads(pickle.dumps(plain))
+        check_recorded_ids(name, copy.encode)
+        assert copy.special_ids == plain.special_ids and copy.name == plain.name
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import re
 from pathlib import Path
@@ -706,3 +707,38 @@ def test_constructor_and_from_files_find_special_tokens_the_same_way(tmp_path: P
     assert plain.special_tokens == ()
     with pytest.raises(PureBPEError, match="no token for byte 0x3c"):  # "<" as text
         plain.encode("<|endoftext|>")
+
+
+def test_with_special_tokens_adds_them_and_keeps_the_rest() -> None:
+    ranks = {**{bytes([b]): b for b in range(256)}, b"ab": 256}
+    tok = Tokenizer.from_ranks(ranks, {"<|endoftext|>": 257}, name="base")
+    more = tok.with_special_tokens({"<s>": 258, "ab": 256}, name="more")  # 256 holds b"ab" too
+    assert more.encode("ab<s><|endoftext|>x", allowed_special="all") == [256, 258, 257, 120]
+    assert more.encode("ab", allowed_special={"<s>"}, disallowed_special=()) == [256]  # as text
+    with pytest.raises(PureBPEError, match="disallowed_special"):
+        more.encode("<s>")  # tiktoken's defaults, as the tokenizer it came from
+    assert (more.name, tok.name, tok.special_ids) == ("more", "base", {"<|endoftext|>": 257})
+    assert more.decode([258, 97]) == "<s>a"
+    with pytest.raises(PureBPEError, match=r"special token '<s>': id 97 holds b'a'"):
+        tok.with_special_tokens({"<s>": 97})
+    with pytest.raises(PureBPEError, match="given twice"):
+        tok.with_special_tokens({"<|endoftext|>": 258})
+
+
+def test_a_tokenizer_pickles_as_it_was_built() -> None:
+    # From ranks (tiktoken's rule and defaults), from merges, and from tables given as they
+    # are, whose ranks neither of the others rebuilds: each comes back encoding the same.
+    ranks = {**{bytes([b]): b for b in range(256)}, b"bc": 256, b"ab": 257}
+    from_ranks = Tokenizer.from_ranks(ranks, {"<|endoftext|>": 258})
+    from_merges = Tokenizer(
+        {**{b: bytes([b]) for b in range(256)}, 256: b"ab", 257: b"bc"}, [(b"a", b"b"), (b"b", b"c")]
+    )
+    from_tables = from_merges.with_special_tokens({"<s>": 258})
+    text = "abc<s><|endoftext|>"
+    for tok in (from_ranks, from_merges, from_tables):
+        copy = pickle.loads(pickle.dumps(tok))
+        assert copy.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+        assert copy.special_ids == tok.special_ids and copy.name == tok.name
+    assert from_ranks.encode("abc") == [97, 256] and from_merges.encode("abc") == [256, 99]
+    with pytest.raises(PureBPEError, match="disallowed_special"):
+        pickle.loads(pickle.dumps(from_ranks)).encode("<|endoftext|>")

@@ -15,7 +15,7 @@ normalizer; added tokens, normalizers, offsets and post-processing stay with the
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytemap import UNICODE_TO_BYTE
 from ..errors import PureBPEError
@@ -23,12 +23,11 @@ from ..formats.hf import _pretokenizer_name
 from ..models.bpe import BPE
 from ..pre_tokenizers import named_pretokenizer
 from ..pretokenize import Pattern, Pretokenizer
-from ..specials import check_special_tokens
 from ..token_tables import TokenTables
 from ..tokenizer import Tokenizer
 from ..word_encoder import pack_rank
 
-__all__ = ["fast_engine", "fast_pretokenizer", "with_added_tokens"]
+__all__ = ["fast_engine", "fast_pretokenizer"]
 
 
 def fast_pretokenizer(pre_tokenizer: Any) -> Optional[Pretokenizer]:
@@ -117,45 +116,6 @@ def _engine(
         default_special=("all", ()),
     )
     return Tokenizer(tables, pretokenizer=name, name="hf-bpe")
-
-
-def with_added_tokens(engine: Tokenizer, added: Mapping[str, int], name: str) -> Optional[Tokenizer]:
-    """``engine`` with ``added`` (``{content: id}``) as its special tokens, or ``None`` where
-    an id holds other bytes or leaves the ids with a gap.
-
-    Its special tokens are split off first, leftmost then longest, as HF finds added tokens
-    that strip nothing and need no word boundary (the same alternation,
-    :func:`purebpe.specials.special_pattern`); whether that is the whole pipeline is
-    :meth:`purebpe.hf.HFTokenizer.as_tokenizer`'s to say.
-
-    >>> from purebpe.bytemap import BYTE_TO_UNICODE
-    >>> from purebpe.hf.loader import from_document
-    >>> vocab = {char: byte for byte, char in enumerate(BYTE_TO_UNICODE)}
-    >>> model = {"type": "BPE", "vocab": {**vocab, "ab": 256}, "merges": ["a b"]}
-    >>> byte_level = {"type": "ByteLevel", "add_prefix_space": False}
-    >>> hf = from_document({"model": model, "pre_tokenizer": byte_level})
-    >>> with_added_tokens(hf.fast, {"<s>": 257}, "demo").encode("ab<s>b")
-    [256, 257, 98]
-    """
-    vocab = dict(engine.vocab)
-    for content, tid in added.items():
-        data = content.encode("utf-8")
-        if vocab.setdefault(tid, data) != data:
-            return None
-    tables = TokenTables(
-        vocab=vocab,
-        special_tokens=check_special_tokens(list(added)),
-        special_ids=dict(added),
-        byte_ids=list(engine.byte_ids),
-        ranks=engine._encoder.pairs,
-        merges=None,
-        whole_tokens=engine._encoder.whole_tokens,
-        default_special=("all", ()),
-    )
-    try:
-        return Tokenizer(tables, pretokenizer=engine.pretokenizer, name=name)
-    except PureBPEError:
-        return None  # the ids have a gap
 
 
 def _engine_from_merges(

@@ -14,6 +14,7 @@ token; the regexes a file brings run in the pre-tokenizers, which bound their ow
 
 from __future__ import annotations
 
+import copyreg
 import json
 import os
 from pathlib import Path
@@ -95,6 +96,18 @@ def from_document(document: Any, name: str = "tokenizer.json") -> HFTokenizer:
     malformed = MALFORMED + (IndexError, RecursionError)
     with patterns_from(name):  # a regex that gives up while encoding names the file
         return naming_errors(name, "HF tokenizer.json", lambda: _build(document, name), malformed)
+
+
+def _pickled(tok: HFTokenizer) -> Any:
+    """How an :class:`HFTokenizer` pickles (for a spawned worker, or ``datasets``' ``map``):
+    as the document it was built from, built again when unpickled. Its parts hold compiled
+    patterns and closures, and its engine tables that only the document rebuilds exactly."""
+    if tok.document is None:
+        return object.__reduce_ex__(tok, 2)  # built by hand: its attributes as they are
+    return from_document, (tok.document, tok.name)
+
+
+copyreg.pickle(HFTokenizer, _pickled)
 
 
 def _part(document: Mapping[str, Any], key: str, build: Any) -> Any:

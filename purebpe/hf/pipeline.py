@@ -28,7 +28,6 @@ from ..pre_tokenizers import PreTokenizer, split_text
 from ..processors import Encoding, PostProcessor, process
 from ..tokenizer import Tokenizer
 from .added import AddedToken, AddedVocabulary
-from .fast import with_added_tokens
 from .origin import first_metaspace, origin_chars
 from .streaming import IdStream
 
@@ -167,7 +166,9 @@ class HFTokenizer:
         It is one where the pre-tokenizer and model run on purebpe's engine (:attr:`fast`),
         nothing normalizes, and the added tokens, all looked for in the same text (all
         ``normalized`` or none) and none stripping whitespace or needing a word boundary,
-        are found as a Tokenizer finds its special tokens: GPT-2's and Llama 3's files.
+        are found as a Tokenizer finds its special tokens (leftmost, then longest: the
+        same alternation, :func:`purebpe.specials.special_pattern`), which become them:
+        GPT-2's and Llama 3's files.
         Such a Tokenizer may cut a long text where its pattern allows, each part encoded on
         its own (:class:`purebpe.pretokenize.chunking.ChunkCutter`), which is how
         ``purebpe encode`` spreads one long document over its processes.
@@ -190,7 +191,10 @@ class HFTokenizer:
             return None
         if len({t.normalized for t in tokens}) > 1:
             return None  # two passes: raw tokens first, then the others between them
-        return with_added_tokens(self.fast, self.added.by_content, self.name)
+        try:
+            return self.fast.with_special_tokens(self.added.by_content, name=self.name)
+        except PureBPEError:
+            return None  # an added token's id holds another token's bytes
 
     def encode_batch(self, texts: Iterable[str], add_special_tokens: bool = False) -> List[List[int]]:
         """:meth:`encode` of each text."""
