@@ -9,9 +9,9 @@ processes included). The contenders:
 
 * ``purebpe VARIANT`` on each interpreter found: counting (``purebpe.count``) and merging
   (``purebpe.train_from_counts``) timed separately. PyPy runs with the GC nursery that the
-  ``purebpe`` command gives itself for an input of the corpus's size
-  (:mod:`purebpe.cli.pypy_nursery`: 4 MB from 16 MB on, where PyPy would size it from a
-  large CPU cache), unless ``PYPY_GC_NURSERY`` is set here; the table's note says which;
+  ``purebpe`` command gives itself on this machine (:mod:`purebpe.pypy_nursery`: 4 MB
+  where PyPy would size it from a large CPU cache), unless ``PYPY_GC_NURSERY`` is set
+  here; the table's note says which;
 * HF ``tokenizers`` ``BpeTrainer`` in the ByteLevel GPT-2 setup (``ByteLevel`` pre-tokenizer
   without prefix space, the 256-byte initial alphabet), on one thread and on all threads
   (``RAYON_NUM_THREADS``; ``TOKENIZERS_PARALLELISM=false`` for the single thread); on
@@ -161,18 +161,18 @@ def train_bpeasy(corpus: str, vocab: int) -> Result:
 # --------------------------------------------------------------------------------------
 # Parent side: plan the runs, interleave them, tabulate.
 # --------------------------------------------------------------------------------------
-def pypy_nursery(corpus: Path) -> Optional[str]:
-    """The ``PYPY_GC_NURSERY`` that ``purebpe train`` on PyPy would restart itself with for
-    ``corpus`` (``None``: it would not), so that the PyPy rows are what a user of the
+def pypy_nursery() -> Optional[str]:
+    """The ``PYPY_GC_NURSERY`` that ``purebpe train`` on PyPy would restart itself with on
+    this machine (``None``: it would not), so that the PyPy rows are what a user of the
     command gets; a value set in this environment wins, as it does for the command."""
-    from purebpe.cli.pypy_nursery import nursery_to_set
+    from purebpe.pypy_nursery import nursery_to_set
 
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             cpuinfo = f.read()
     except OSError:
         return None
-    return nursery_to_set("PyPy", os.environ, cpuinfo, corpus.stat().st_size)
+    return nursery_to_set("PyPy", os.environ, cpuinfo)
 
 
 def nursery_note(nursery: Optional[str]) -> str:
@@ -180,8 +180,8 @@ def nursery_note(nursery: Optional[str]) -> str:
     if "PYPY_GC_NURSERY" in os.environ:
         return f"PyPy with PYPY_GC_NURSERY={os.environ['PYPY_GC_NURSERY']} (set for this run)."
     if nursery is None:
-        return "PyPy with its own GC nursery (as `purebpe train` runs on an input this size)."
-    return f"PyPy with PYPY_GC_NURSERY={nursery}, as `purebpe train` sets for an input this size."
+        return "PyPy with its own GC nursery (as `purebpe train` runs on this machine)."
+    return f"PyPy with PYPY_GC_NURSERY={nursery}, as `purebpe train` sets on this machine."
 
 
 class Contender(NamedTuple):
@@ -359,7 +359,7 @@ def compare(args: argparse.Namespace) -> List[Table]:
     tables = []
     for path in args.corpus:
         label = "pydoc_data.topics" if path.name == "pydoc_data.topics.txt" else path.name
-        nursery = pypy_nursery(path)
+        nursery = pypy_nursery()
         pypy_env = {"PYPY_GC_NURSERY": nursery} if nursery is not None else {}
         runs: Dict[int, List[Result]] = {i: [] for i in range(len(plan))}
         for round_ in range(args.rounds):
