@@ -23,6 +23,9 @@ written as text joined by ``<|endoftext|>`` (counted with that special token), J
   ``encode_ordinary_batch(num_threads=--processes)``; and the warm API
   (``Tokenizer.encode`` of the same text, second pass, in a child process every round) on
   each interpreter.
+* ``encode_hf``: the same text file as one document with an HF ``tokenizer.json``
+  (GPT-2's, converted by ``purebpe convert``), ``--processes`` and 1, against
+  ``tokenizers``' ``encode_batch`` of the documents in memory, on all its threads.
 
 Wall and CPU time (user + system of this process and its reaped children) are medians of
 ``--rounds``. The machine may be shared: compare the ratios of one run.
@@ -291,37 +294,13 @@ def encode(args: argparse.Namespace) -> Table:
         where: {key: statistics.median(r[key] for r in results) for key in ("warm", "warm_wall")}
         for where, results in warm_runs.items()
     }
-    tiktoken_wall = statistics.median(w for w, _ in tiktoken_runs) if tiktoken_runs else None
-    tiktoken_cpu = statistics.median(c for _, c in tiktoken_runs) if tiktoken_runs else None
-    rows = []
-    if tiktoken_wall is not None:
-        rows.append(
-            {
-                "run / interpreter": f"tiktoken encode_ordinary_batch, {args.processes} threads, in memory "
-                f"/ {interpreter_name()}",
-                "wall s": round(tiktoken_wall, 2),
-                "CPU s": round(tiktoken_cpu or 0.0, 2),
-                "MB/s (wall)": round(megabytes / tiktoken_wall, 1),
-                "vs tiktoken (wall)": 1.0,
-                "vs tiktoken (CPU)": 1.0,
-            }
-        )
-    for label, samples in runs.items():
-        wall = statistics.median(w for w, _ in samples)
-        cpu = statistics.median(c for _, c in samples)
-        api = warm.get(label.rsplit(" / ", 1)[1])
-        rows.append(
-            {
-                "run / interpreter": label,
-                "wall s": round(wall, 2),
-                "CPU s": round(cpu, 2),
-                "MB/s (wall)": round(megabytes / wall, 1),
-                "vs tiktoken (wall)": round(tiktoken_wall / wall, 2) if tiktoken_wall else None,
-                "vs tiktoken (CPU)": round(tiktoken_cpu / cpu, 2) if tiktoken_cpu else None,
-                "vs warm API (wall)": round(api["warm_wall"] / wall, 2) if api else None,
-                "vs warm API (CPU)": round(api["warm"] / cpu, 2) if api else None,
-            }
-        )
+    peer_label = f"tiktoken encode_ordinary_batch, {args.processes} threads, in memory"
+    rows = peer_rows("tiktoken", peer_label, tiktoken_runs, runs, megabytes)
+    for row in rows[1 if tiktoken_runs else 0 :]:
+        api = warm.get(str(row["run / interpreter"]).rsplit(" / ", 1)[1])
+        if api:
+            row["vs warm API (wall)"] = round(api["warm_wall"] / row["wall s"], 2)
+            row["vs warm API (CPU)"] = round(api["warm"] / row["CPU s"], 2)
     for where, figures in warm.items():
         rows.append(
             {
@@ -346,6 +325,101 @@ def encode(args: argparse.Namespace) -> Table:
         "cores were shared: see the load) and by CPU time (what a shared machine can compare); "
         f"load average {load:.2f} at the end. Shared machine",
     )
+
+
+@script.register
+def encode_hf(args: argparse.Namespace) -> Table:
+    """One long document through an HF ``tokenizer.json`` (GPT-2's files converted by
+    ``purebpe convert``: a pipeline that is a plain tokenizer, cut where its pattern
+    allows), against ``tokenizers``' ``encode_batch`` of the documents in memory."""
+    work, docs, _ = _work(args)
+    try:
+        text = work / "docs.txt"
+        text.write_text(f"\n{EOT}\n".join(docs), encoding="utf-8")
+        megabytes = text.stat().st_size / 1e6
+        run_cli(sys.executable, ["convert", str(gpt2_model(work)), str(work / "hf"), "--format", "hf"])
+        tokenizer_json = work / "hf" / "tokenizer.json"
+        base = ["encode", "--tokenizer", str(tokenizer_json), str(text), "-o", str(work / "ids.bin")]
+        runners = contenders(args)
+        runs: Dict[str, List[Tuple[float, float]]] = {}
+        peer_runs: List[Tuple[float, float]] = []
+        peer = _hf_tokenizer(tokenizer_json)
+        for _ in range(args.rounds):
+            for where, python, compiled in runners:
+                for processes in sorted({args.processes, 1}, reverse=True):
+                    label = f"purebpe encode CLI, {processes} process{'es' if processes > 1 else ''}"
+                    runs.setdefault(f"{label} / {where}", []).append(
+                        run_cli(
+                            python, base + ["--processes", str(processes), "--progress", "none"], compiled
+                        )
+                    )
+            if peer is not None:
+                timing = measure(lambda: peer.encode_batch(docs, add_special_tokens=False), 1, cold=False)
+                peer_runs.append((timing.walls[0], timing.cpus[0]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows = peer_rows(
+        "tokenizers", "tokenizers encode_batch, all threads, in memory", peer_runs, runs, megabytes
+    )
+    return Table(
+        rows,
+        suffix="_encode_hf",
+        interpreter="all" if len(runners) > 1 else None,
+        title=f"End-to-end encode of {megabytes:.0f} MB as one text file with an HF tokenizer.json "
+        "(GPT-2's, converted), purebpe CLI vs tokenizers",
+        notes=f"median of {args.rounds} rounds, interleaved; CLI: start-up, load, read, encode, write "
+        "a .bin; the file is one document, which purebpe cuts where GPT-2's pattern allows (the "
+        "pipeline is a plain tokenizer: HFTokenizer.as_tokenizer), so it spreads over the "
+        "processes; tokenizers encodes the documents (split at <|endoftext|>) already in memory "
+        "with encode_batch on all its threads. Ratios are the peer's seconds over the run's. "
+        "Shared machine",
+    )
+
+
+def peer_rows(
+    peer: str,
+    peer_label: str,
+    peer_runs: List[Tuple[float, float]],
+    runs: Dict[str, List[Tuple[float, float]]],
+    megabytes: float,
+) -> List[Dict[str, Any]]:
+    """The peer's row (if it ran) and each CLI run's, medians of (wall, CPU) seconds, with
+    the ratios against the peer."""
+    peer_wall = statistics.median(w for w, _ in peer_runs) if peer_runs else None
+    peer_cpu = statistics.median(c for _, c in peer_runs) if peer_runs else None
+    rows: List[Dict[str, Any]] = []
+    if peer_wall is not None and peer_cpu is not None:
+        rows.append(
+            {
+                "run / interpreter": f"{peer_label} / {interpreter_name()}",
+                "wall s": peer_wall,
+                "CPU s": peer_cpu,
+            }
+        )
+    rows += [
+        {
+            "run / interpreter": label,
+            "wall s": statistics.median(w for w, _ in samples),
+            "CPU s": statistics.median(c for _, c in samples),
+        }
+        for label, samples in runs.items()
+    ]
+    for row in rows:
+        wall, cpu = row["wall s"], row["CPU s"]
+        row.update(
+            {"wall s": round(wall, 2), "CPU s": round(cpu, 2), "MB/s (wall)": round(megabytes / wall, 1)}
+        )
+        row[f"vs {peer} (wall)"] = round(peer_wall / wall, 2) if peer_wall else None
+        row[f"vs {peer} (CPU)"] = round(peer_cpu / cpu, 2) if peer_cpu else None
+    return rows
+
+
+def _hf_tokenizer(path: Path) -> Any:
+    try:
+        import tokenizers
+    except ImportError:
+        return None
+    return tokenizers.Tokenizer.from_file(str(path))
 
 
 def _tiktoken_gpt2() -> Any:
