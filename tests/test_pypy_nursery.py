@@ -40,8 +40,8 @@ def reported_nursery_bytes() -> Optional[int]:
 def starts(
     tmp_path: Path, input_bytes: int, nursery: Optional[str] = None, command: str = "count"
 ) -> List[str]:
-    """Run ``purebpe count`` (or ``encode``) on an input of ``input_bytes`` and return the
-    nursery setting each interpreter start saw."""
+    """Run ``purebpe count`` (or ``encode``, or ``mask``) on an input of ``input_bytes`` and
+    return the nursery setting each interpreter start saw."""
     log = tmp_path / "starts.log"
     site = tmp_path / "site"
     site.mkdir()
@@ -59,6 +59,9 @@ def starts(
         env["PYPY_GC_NURSERY"] = nursery
     out = tmp_path / "out"
     arguments = [str(corpus), "-o", str(out), "--max-chars", "1000", "--progress", "none"]
+    if command == "mask":
+        arguments = [str(corpus)]  # to stdout
+        out = corpus
     if command == "encode":
         model = tmp_path / "model"
         purebpe.train(str(corpus), vocab_size=260).save(str(model))
@@ -84,11 +87,12 @@ def restarted() -> List[str]:
 def test_a_command_reading_a_corpus_restarts_once_with_a_small_nursery_where_the_default_is_huge(
     tmp_path: Path,
 ) -> None:
-    for case in ("large", "small", "encode"):
+    for case in ("large", "small", "encode", "mask"):
         (tmp_path / case).mkdir()
     assert starts(tmp_path / "large", 17 * MB) == restarted()
     assert starts(tmp_path / "small", 1000) == restarted()
     assert starts(tmp_path / "encode", 1000, command="encode") == restarted()
+    assert starts(tmp_path / "mask", 1000, command="mask") == restarted()
 
 
 def test_a_nursery_of_yours_or_another_command_never_restarts(tmp_path: Path) -> None:
