@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..bytemap import UNICODE_TO_BYTE
+from ..bytemap import token_bytes
 from ..errors import PureBPEError
 from ..formats.hf import _pretokenizer_name
 from ..models.bpe import BPE
@@ -49,21 +49,6 @@ def fast_pretokenizer(pre_tokenizer: Any) -> Optional[Pretokenizer]:
     return name
 
 
-#: Maps each byte-alphabet character to the Latin-1 character of its byte, and every other
-#: character up to U+0143 (the alphabet's last) to one outside Latin-1, so that
-#: ``token.translate(_TO_LATIN1).encode("latin-1")`` is the token's bytes, or fails.
-_TO_LATIN1: Dict[int, int] = {c: 0x100 for c in range(0x144)}
-_TO_LATIN1.update({ord(char): byte for char, byte in UNICODE_TO_BYTE.items()})
-
-
-def _as_bytes(token: str) -> Optional[bytes]:
-    """The bytes a byte-level token stands for; ``None`` for a token outside the alphabet."""
-    try:
-        return token.translate(_TO_LATIN1).encode("latin-1")
-    except UnicodeEncodeError:
-        return None
-
-
 def fast_engine(model: BPE, pre_tokenizer: Any, built: Any = None) -> Optional[Tokenizer]:
     """A :class:`purebpe.Tokenizer` equal to ``pre_tokenizer`` + ``model``, or ``None``;
     ``built`` is the pre-tokenizer object :mod:`purebpe.pre_tokenizers` made of it.
@@ -80,7 +65,7 @@ def fast_engine(model: BPE, pre_tokenizer: Any, built: Any = None) -> Optional[T
     vocab: Dict[int, bytes] = {}
     byte_ids = [-1] * 256
     for token, tid in model.vocab.items():
-        data = _as_bytes(token)
+        data = token_bytes(token)
         if data is not None:
             vocab[tid] = data
             if len(data) == 1:
@@ -128,7 +113,7 @@ def _engine_from_merges(
         last_rank[merge] = rank
     merges: List[Tuple[bytes, bytes]] = []
     for rank, (left, right) in enumerate(model.merges):
-        left_bytes, right_bytes = _as_bytes(left), _as_bytes(right)
+        left_bytes, right_bytes = token_bytes(left), token_bytes(right)
         if last_rank[(left, right)] == rank and left_bytes is not None and right_bytes is not None:
             merges.append((left_bytes, right_bytes))
     tokenizer = Tokenizer(vocab, merges, [], pretokenizer=name, name="hf-bpe")
