@@ -2,8 +2,7 @@
 
 Everything purebpe knows about ``.tiktoken`` rank files is here, below the file formats
 and the tokenizer, which both use it: reading them (:func:`read_ranks`), the merges behind
-them (:func:`recover_merges`), tiktoken's merge rule (:func:`concatenation_ranks`) and
-tiktoken's table of encodings (:data:`ENCODINGS`).
+them (:func:`recover_merges`) and tiktoken's table of encodings (:data:`ENCODINGS`).
 
 An official ``.tiktoken`` file (``cl100k_base.tiktoken``, ``o200k_base.tiktoken``, ...)
 holds one line per token, ``base64(token bytes) rank``; the rank is both the token's id
@@ -12,17 +11,14 @@ keeps those in code (``tiktoken_ext/openai_public.py``), and so does :data:`ENCO
 
 tiktoken's rule inside a pre-token: start from single bytes, and repeatedly merge the
 adjacent pair whose *concatenated bytes* form the token of lowest rank (the leftmost
-such pair on a tie); a pre-token whose bytes are a token is that token at once.
-:func:`concatenation_ranks` writes the first half of that rule in purebpe's shape, a
-table ``{packed (left id, right id): rank << 32 | new id}`` holding every split of every
-token into two tokens, so the tokenizer's merge loop (:mod:`purebpe.word_encoder`) runs
-it unchanged; the second half is the tokenizer's whole-token shortcut
-(:attr:`purebpe.token_tables.TokenTables.whole_tokens`). For rank files made by BPE
-training (the official ones) this equals replaying the merges recovered from the ranks
-(:func:`recover_merges`): a token forms in context only from pieces that formed as in
-isolation. It is exact for any rank file, though (a token
-may rank below its parts, or be reachable only whole), and building it takes half the
-time of recovering the merges (0.8 s against 1.4 s for o200k on CPython).
+such pair on a tie); a pre-token whose bytes are a token is that token at once. The
+tokenizer's merge loop (:mod:`purebpe.word_encoder`) runs the first half of that rule
+with the rank of each pair it meets looked up once by its concatenated bytes, the second
+half is its whole-token shortcut (:attr:`purebpe.token_tables.TokenTables.whole_tokens`).
+For rank files made by BPE training (the official ones) this equals replaying the merges
+recovered from the ranks (:func:`recover_merges`): a token forms in context only from
+pieces that formed as in isolation. It is exact for any rank file, though (a token may
+rank below its parts, or be reachable only whole), and needs nothing built in advance.
 """
 
 from __future__ import annotations
@@ -34,18 +30,17 @@ import gzip
 import os
 import zlib
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import attr
 
-from .core import PAIR_SHIFT, apply_merges, pack_pair
+from .core import apply_merges, pack_pair
 from .errors import PureBPEError, excerpt
 
 __all__ = [
     "ENCODINGS",
     "OfficialEncoding",
     "all_space",
-    "concatenation_ranks",
     "last_whitespace_size",
     "official_encoding",
     "read_ranks",
@@ -172,34 +167,6 @@ def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
         merge_ranks[pack_pair(pieces[0], pieces[1])] = (len(merges), rank)
         merges.append((token_of[pieces[0]], token_of[pieces[1]]))
     return merges
-
-
-def concatenation_ranks(token_of_rank: Mapping[int, bytes], rank_of: Mapping[bytes, int]) -> Dict[int, int]:
-    """tiktoken's merge rule as ``{packed (left, right): rank << 32 | new id}`` (module
-    docstring; a rank is its token's id).
-
-    Every way of cutting each token in two where both halves are tokens is a pair that
-    merges into it, with the token's rank as the pair's priority. Only cuts leaving two
-    lengths some token has are tried, so one enormous token (a hostile file's 1 MB one)
-    costs one pass over it, not one per byte.
-    """
-    ranks: Dict[int, int] = {}
-    get = rank_of.get
-    length_set = {len(token) for token in rank_of}
-    lengths = sorted(length_set)
-    for rank, token in token_of_rank.items():
-        size = len(token)
-        cuts: Iterable[int] = range(1, size)
-        if size > len(lengths):  # a long token: only cuts into lengths that tokens have
-            cuts = [cut for cut in lengths if cut < size and size - cut in length_set]
-        for cut in cuts:
-            left = get(token[:cut])
-            if left is None:
-                continue
-            right = get(token[cut:])
-            if right is not None:
-                ranks[pack_pair(left, right)] = rank << PAIR_SHIFT | rank
-    return ranks
 
 
 # What tiktoken's encode_with_unstable and _encode_bytes look at.

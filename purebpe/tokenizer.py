@@ -169,12 +169,18 @@ class Tokenizer:
         self._byte_ids = tables.byte_ids
         #: tiktoken's shortcut: a pre-token whose bytes are a token is that token.
         self._whole_tokens = tables.whole_tokens
-        #: The engine: a new pre-token's ids (private: it holds the tables).
-        self._encoder = WordEncoder(tables.ranks, tables.byte_ids, tables.whole_tokens)
         size = max(self.vocab) + 1 if self.vocab else 0
         self._id_to_bytes: List[Optional[bytes]] = [None] * size
         for tid, token in self.vocab.items():
             self._id_to_bytes[tid] = token
+        self._pairs_by_rule = tables.pairs_by_rule
+        #: The engine: a new pre-token's ids (private: it holds the tables).
+        self._encoder = WordEncoder(
+            tables.ranks,
+            tables.byte_ids,
+            tables.whole_tokens,
+            self._id_to_bytes if tables.pairs_by_rule else None,
+        )
         self._specials = SpecialPolicy(self.special_tokens, *tables.default_special)
         self._split = splitter(self.pretokenizer, ENGINE)
         #: The named pattern's scanner of UTF-8 where ``ENGINE`` is the scanner: it then
@@ -250,7 +256,10 @@ class Tokenizer:
             return _from_ranks, (self._whole_tokens, self.special_ids, self.pretokenizer, self.name)
         if self._rebuilt_from == "merges":
             return _from_merges, (self.vocab, self.merges, self.special_tokens, self.pretokenizer, self.name)
-        return _from_tables, (self._tables(), self.pretokenizer, self.name)
+        tables = self._tables()
+        if tables.pairs_by_rule:  # the pairs met so far: rebuilt on demand
+            tables = attr.evolve(tables, ranks={})
+        return _from_tables, (tables, self.pretokenizer, self.name)
 
     def _tables(self) -> TokenTables:
         """The tables this tokenizer was built from (shared, not copied)."""
@@ -263,6 +272,7 @@ class Tokenizer:
             merges=self._merges,
             whole_tokens=self._whole_tokens,
             default_special=self._specials.defaults,
+            pairs_by_rule=self._pairs_by_rule,
         )
 
     def with_special_tokens(

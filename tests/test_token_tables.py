@@ -4,10 +4,15 @@ not public mutable state."""
 from __future__ import annotations
 
 import pickle
+from random import Random
+from typing import Dict, List
+from unittest import mock
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from purebpe import BPEModel, Tokenizer
+from purebpe import BPEModel, Tokenizer, word_encoder
 from purebpe.specials import SpecialPolicy
 from purebpe.token_tables import NO_TOKEN, TokenTables, merge_tables, rank_tables
 
@@ -67,3 +72,62 @@ def test_special_policy_defaults_and_checks() -> None:
         policy.allowed({"<c>"})
     with pytest.raises(ValueError, match="both allowed and disallowed"):
         policy.rules({"<a>"}, {"<a>"})
+
+
+def _tiktoken_rule(ranks: Dict[bytes, int], word: bytes, whole: bool = True) -> List[int]:
+    """tiktoken's rule written plainly: a word that is a token is that token (``whole``);
+    else merge the adjacent pair whose concatenation ranks lowest (the leftmost on a tie)
+    until no concatenation is a token."""
+    if whole and word in ranks:
+        return [ranks[word]]
+    parts = [bytes([byte]) for byte in word]
+    while True:
+        found = [(ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks]
+        if not found:
+            return [ranks[part] for part in parts]
+        _, i = min(found)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+
+
+# Rank files over a small alphabet, built by no training: a token may rank below its
+# parts or have no pair of tokens that makes it, and single bytes rank anywhere (as in
+# cl100k's file).
+small = st.binary(max_size=64).map(lambda b: bytes(97 + x % 3 for x in b))
+
+
+@given(
+    st.lists(small.filter(lambda b: len(b) >= 2).map(lambda b: b[:5]), max_size=30),
+    st.randoms(use_true_random=False),
+    st.lists(small.filter(bool), min_size=1, max_size=8),
+    st.sampled_from([1, 4, 1 << 20]),
+    st.sampled_from([3, 1000]),
+)
+def test_rank_tables_merge_by_tiktokens_rule_on_demand(
+    tokens: List[bytes], random: Random, texts: List[bytes], remembered: int, long_word: int
+) -> None:
+    order = [bytes([b]) for b in range(256)] + list(dict.fromkeys(tokens))
+    random.shuffle(order)
+    ranks = {token: rank for rank, token in enumerate(order)}
+    tok = Tokenizer.from_ranks(ranks, {}, pretokenizer="none")
+    # Forgetting the pairs met (remembered) and the heap for long words change nothing.
+    with mock.patch.multiple(word_encoder, PAIRS_REMEMBERED=remembered, LONG_WORD=long_word):
+        for text in texts:
+            assert tok.encode(text.decode()) == _tiktoken_rule(ranks, text)
+            assert tok._encoder.merge(text) == _tiktoken_rule(ranks, text, whole=False)
+        assert len(tok._encoder.pairs) <= remembered
+
+
+def test_rank_tables_build_no_pair_table_in_advance() -> None:
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"ab": 256, b"bc": 257, b"abc": 258})
+    tables = rank_tables(ranks, {})
+    assert tables.ranks == {} and tables.pairs_by_rule
+    tok = Tokenizer(tables)
+    assert tok.encode("abc abcab") == [258, 32, 258, 256]
+    # Each pair met is remembered (those that merge into nothing too), and shared with a
+    # tokenizer built from the same tables; a pickle leaves them behind.
+    assert tables.ranks and set(tables.ranks) <= {a << 32 | b for a in range(259) for b in range(259)}
+    extended = tok.with_special_tokens({"<s>": 259})
+    assert extended._encoder.pairs is tables.ranks
+    copy = pickle.loads(pickle.dumps(extended))
+    assert copy._encoder.pairs == {} and copy.encode("abc<s>", allowed_special="all") == [258, 259]
