@@ -261,6 +261,8 @@ def test_long_texts_are_encoded_in_pieces_without_changing_the_result(
     fresh = Tokenizer(tok.vocab, tok.merges, tok.special_tokens)
     with mock.patch.object(tokenizer_module, "PIECE_BYTES", piece_bytes):
         assert fresh.encode(text) == expected
+        # encode_to_array moves each piece's ids into the array as they are made.
+        assert fresh.encode_to_array(text, typecode="H").tolist() == expected
 
 
 def test_encode_iterable_streams_a_file_object(tok: Tokenizer, tmp_path: Path) -> None:

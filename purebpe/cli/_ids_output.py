@@ -95,7 +95,8 @@ class IdsWriter:
             if sys.byteorder == "big":
                 ids = array(ids.typecode, ids)
                 ids.byteswap()
-            self.out.write(ids.tobytes())
+            # The array's own memory, not a copy of it (garbage for PyPy's collector).
+            self.out.write(memoryview(ids).cast("B"))
         self.count += len(ids)
 
     def finish(self) -> int:
