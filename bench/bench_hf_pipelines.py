@@ -1,9 +1,9 @@
 """Any model's tokenizer: purebpe against HF ``tokenizers`` and ``tiktoken``, file by file.
 
 For each model file at hand (the real ones ``scripts/fetch_tokenizer_files.py`` caches in
-``$PUREBPE_TOKENIZER_FILES``, and three pipelines built here with ``tokenizers``' own
-trainer: Llama 3's shape, Llama 2's shape with byte fallback, Gemma's shape), on about
-2 MB of mixed-language text:
+``$PUREBPE_TOKENIZER_FILES``, three pipelines built here with ``tokenizers``' own
+trainer: Llama 3's shape, Llama 2's shape with byte fallback, Gemma's shape, and o200k's
+ranks converted to a 200k-token ``tokenizer.json``), on about 2 MB of mixed-language text:
 
 * **encode** MB/s on one thread: purebpe on the text as one string (it cuts long texts
   itself); HF ``tokenizers`` (``TOKENIZERS_PARALLELISM=false``) its faster of one string and
@@ -68,6 +68,7 @@ MODELS: Dict[str, Tuple[str, str, Optional[str]]] = {
     "Gemma shape, byte fallback, 32k (built)": ("gemma-32k.json", "hf", None),
     "DeepSeek V3": ("deepseek-tokenizer.json", "hf", None),
     "Claude (anthropic 0.38)": ("anthropic-tokenizer.json", "hf", None),
+    "o200k as tokenizer.json, 200k (converted)": ("o200k-tokenizer.json", "hf", None),
     "Llama 3": ("llama3-tokenizer.model", "ranks", "llama3"),
     "Llama 4": ("llama4-tokenizer.model", "ranks", "llama4"),
     "Qwen": ("qwen.tiktoken", "ranks", "qwen"),
@@ -79,6 +80,9 @@ MODELS: Dict[str, Tuple[str, str, Optional[str]]] = {
     "Tekken (Mistral NeMo)": ("tekken_240718.json", "tekken", None),
 }
 BUILT = {"llama3-32k.json", "llama2-32k.json", "gemma-32k.json"}
+#: Files written here by ``purebpe convert`` from a fetched one: o200k's ranks as an HF
+#: ``tokenizer.json`` (the shape of GPT-4o's on the Hub), a 200k-token file to load.
+CONVERTED = {"o200k-tokenizer.json": ("o200k_base.tiktoken", "o200k_base")}
 CHECK_CHARS = 200_000
 
 script = Script("bench_hf_pipelines", __doc__, rounds=3, interpreters=True)
@@ -211,9 +215,21 @@ def build_models(work: Path, text: str) -> None:
 
 
 # -- loading each library ------------------------------------------------------------------
+def convert_models(work: Path) -> None:
+    """Write the :data:`CONVERTED` files whose source was fetched (recovering o200k's
+    merges takes about 10 s)."""
+    from purebpe.files.convert import convert
+
+    for target, (source, encoding) in CONVERTED.items():
+        if not (work / target).exists() and (FETCHED / source).exists():
+            with tempfile.TemporaryDirectory(dir=work) as folder:
+                convert(FETCHED / source, folder, "hf", encoding=encoding)
+                os.replace(Path(folder) / "tokenizer.json", work / target)
+
+
 def model_path(work: Path, name: str) -> Path:
     file = MODELS[name][0]
-    return (work if file in BUILT else FETCHED) / file
+    return (work if file in BUILT or file in CONVERTED else FETCHED) / file
 
 
 def load_purebpe(path: Path, kind: str, encoding: Optional[str]) -> Any:
@@ -387,6 +403,7 @@ def any_model(args: Any) -> List[Table]:
         (work / "mixed.txt").write_text(mixed_text(args.size), encoding="utf-8")
     if not all((work / f).exists() for f in BUILT):
         build_models(work, (work / "mixed.txt").read_text(encoding="utf-8"))
+    convert_models(work)
     names = [n for n in MODELS if model_path(work, n).exists()]
     if args.models:
         names = [n for n in names if any(word in n for word in args.models.split("|"))]

@@ -195,9 +195,10 @@ def load_tokenizer(
             f"{target}: encoding=, pattern= and special_tokens= are for rank files, not {kind} files"
         )
     if kind == "hf":
-        from ..hf.loader import load as load_hf
+        from ..hf.loader import from_document
 
-        return load_hf(target)  # type: ignore[return-value]  # an HFTokenizer: Tokenizer's surface
+        # The document recognised is the one built: a 200k-token file is not parsed twice.
+        return from_document(data, str(target))  # type: ignore[return-value]  # Tokenizer's surface
     if kind == "tekken":
         from .tekken import load_tekken
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytemap import token_bytes
+from ..core import PAIR_SHIFT
 from ..errors import PureBPEError
 from ..formats.hf import _pretokenizer_name
 from ..models.bpe import BPE
@@ -25,7 +26,6 @@ from ..pre_tokenizers import named_pretokenizer
 from ..pretokenize import Pattern, Pretokenizer
 from ..token_tables import TokenTables
 from ..tokenizer import Tokenizer
-from ..word_encoder import pack_rank
 
 __all__ = ["fast_engine", "fast_pretokenizer"]
 
@@ -95,7 +95,7 @@ def _engine(
         special_ids={},
         byte_ids=byte_ids,
         # The merges of tokens outside the byte alphabet never fire.
-        ranks={pair: pack_rank(rank, new_id) for pair, (rank, new_id) in ranks.items()},
+        ranks={pair: rank << PAIR_SHIFT | new_id for pair, (rank, new_id) in ranks.items()},
         merges=None,
         whole_tokens=whole,  # HF's ignore_merges is the engine's whole-token rule
         default_special=("all", ()),

@@ -159,7 +159,12 @@ class BPE:
         prefix_bytes = len((self.continuing_subword_prefix or "").encode("utf-8"))
         ranks: Dict[int, Tuple[int, int]] = {}
         for rank, merge in enumerate(self._merges):
-            left, right = merge_pair(merge, rank)
+            if type(merge) is str:  # a file's "left right", split here without a call
+                left, space, right = merge.partition(" ")
+                if not space or " " in right:
+                    left, right = merge_pair(merge, rank)  # raises, naming the merge
+            else:
+                left, right = merge_pair(merge, rank)
             left_id = vocab.get(left)
             right_id = vocab.get(right)
             if prefix_bytes:
