@@ -211,6 +211,17 @@ def test_which_pipelines_run_as_a_plain_tokenizer() -> None:
 
 
 @pytest.mark.parametrize("name", PLAIN)
+def test_a_model_whose_engine_holds_the_merges_builds_its_own_table_only_for_offsets(name: str) -> None:
+    tok = from_document(recorded(name)["tokenizer"], f"{name}.json")
+    assert tok.fast is not None and tok.model._ranks is None  # released at loading
+    check_recorded_ids(name, tok.encode)  # the engine's table alone
+    assert tok.model._ranks is None
+    case = next(case for case in recorded(name)["cases"] if "encoding" in case and case["text"])
+    got = encoding_record(tok.encode_with_offsets(case["text"], add_special_tokens=True))
+    assert got == case["encoding"] and tok.model._ranks is not None
+
+
+@pytest.mark.parametrize("name", PLAIN)
 def test_a_plain_tokenizer_gives_hfs_recorded_ids(name: str) -> None:
     plain = pipeline(name).as_tokenizer()
     assert plain is not None

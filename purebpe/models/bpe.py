@@ -142,7 +142,7 @@ class BPE:
         # Kept as given (a file's ``"a b"`` strings, or pairs): split on demand by
         # :attr:`merges`, so a loaded model holds no second copy of every token string.
         self._merges: Sequence[Any] = merges if isinstance(merges, list) else list(merges)
-        self.ranks = self._build_ranks()
+        self._ranks: Optional[Dict[int, Tuple[int, int]]] = self._build_ranks()  # checks the merges
         self.unk_id: Optional[int] = None
         if unk_token is not None:
             self.unk_id = self.vocab.get(unk_token)
@@ -152,6 +152,21 @@ class BPE:
         self._parts_cache: Dict[str, List[int]] = {}
         self._bigrams: Optional[Tuple[Set[str], Set[str]]] = None
         self._spans_cache: Dict[str, List[Span]] = {}
+
+    @property
+    def ranks(self) -> Dict[int, Tuple[int, int]]:
+        """``{packed (left id, right id): (rank, new id)}``, built again where
+        :meth:`release_ranks` let it go."""
+        ranks = self._ranks
+        if ranks is None:
+            ranks = self._ranks = self._build_ranks()
+        return ranks
+
+    def release_ranks(self) -> None:
+        """Let the table of merges go until a path of this model needs it again: where an
+        engine holds the merges in a table of its own (:mod:`purebpe.hf.fast`), the model
+        merges only for offsets. o200k's 200 000 merges as a ``tokenizer.json``: 28 MB."""
+        self._ranks = None
 
     def _build_ranks(self) -> Dict[int, Tuple[int, int]]:
         """``{packed (left id, right id): (rank, new id)}`` as :func:`apply_merges` reads it."""
