@@ -173,7 +173,6 @@ class Tokenizer:
         self._id_to_bytes: List[Optional[bytes]] = [None] * size
         for tid, token in self.vocab.items():
             self._id_to_bytes[tid] = token
-        self._pairs_by_rule = tables.pairs_by_rule
         #: The engine: a new pre-token's ids (private: it holds the tables).
         self._encoder = WordEncoder(
             tables.ranks,
@@ -272,7 +271,7 @@ class Tokenizer:
             merges=self._merges,
             whole_tokens=self._whole_tokens,
             default_special=self._specials.defaults,
-            pairs_by_rule=self._pairs_by_rule,
+            pairs_by_rule=self._encoder.rule_tokens is not None,
         )
 
     def with_special_tokens(
@@ -415,10 +414,21 @@ class Tokenizer:
         >>> pieces
         ['lowe', 'st', '<|endoftext|>']
         """
+        text, pattern = self._checked(text, allowed_special, disallowed_special)
+        return self._encode_text(text, pattern)
+
+    def _checked(
+        self,
+        text: str,
+        allowed_special: Optional[AllowedSpecial],
+        disallowed_special: Optional[DisallowedSpecial],
+    ) -> Tuple[str, Optional[Pattern[str]]]:
+        """``text`` with lone surrogates replaced, and the pattern of the special tokens
+        it may hold; a special token it must not hold raises."""
         pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
         text = clean_text(text)
         refuse_disallowed(text, forbidden, "text")
-        return self._encode_text(text, pattern)
+        return text, pattern
 
     def pretokenize(self, text: str) -> List[str]:
         """The pre-tokens ``encode`` splits ordinary text into (no special tokens cut).
@@ -491,9 +501,7 @@ class Tokenizer:
                 f"typecode {typecode!r} cannot hold this tokenizer's ids (up to {self.max_token_value}); "
                 "use one of 'H', 'I', 'L', 'Q'"
             )
-        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
-        text = clean_text(text)
-        refuse_disallowed(text, forbidden, "text")
+        text, pattern = self._checked(text, allowed_special, disallowed_special)
         # Each piece's ids go into the array as soon as they are made: lists that lived
         # for a whole text were garbage in PyPy's old generation, and made its collector
         # run major collections (11% of `purebpe encode` on 100 MB of Linux source).
@@ -567,9 +575,7 @@ class Tokenizer:
         by a token starting with the rest, and the last character split off when it is
         whitespace. Returned sorted (tiktoken returns them in hash order).
         """
-        pattern, forbidden = self._specials.rules(allowed_special, disallowed_special)
-        text = clean_text(text)
-        refuse_disallowed(text, forbidden, "text")
+        text, pattern = self._checked(text, allowed_special, disallowed_special)
         stable, last = self._encode_last_apart(text, pattern)
         unstable = self.decode_bytes(last)
         if not unstable:

@@ -137,7 +137,7 @@ def _rank_by_rule(
     left = token_bytes[pair >> PAIR_SHIFT]
     right = token_bytes[pair & PAIR_MASK]
     rank = None if left is None or right is None else rule_tokens.get(left + right)
-    found = NO_MERGE if rank is None else rank << PAIR_SHIFT | rank
+    found = NO_MERGE if rank is None else pack_rank(rank, rank)
     if len(pairs) >= PAIRS_REMEMBERED:
         pairs.clear()
     pairs[pair] = found
