@@ -75,11 +75,21 @@ def merge_word(word: Sequence[int], left: int, right: int, new_id: int) -> List[
 #: with a plain list, which has less overhead. Measured crossover: ~32 tokens on CPython
 #: (``min`` and ``list.index`` run in C), ~200 on PyPy.
 LONG_WORD: Final = 200 if platform.python_implementation() == "PyPy" else 32
-_NO_MERGE: Final = 1 << 62  # the rank of a pair that is not a merge: above every real rank
+#: The packed rank of a pair that is no merge: above every real one (ranks stay below
+#: 2**30, so packed values fit the small ints of PyPy and the compiled build).
+NO_MERGE: Final = 1 << 62
 
 
-def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
-    """Apply learned merges to ``word``; ``ranks`` maps a packed pair to ``(rank, new_id)``.
+def pack_rank(rank: int, new_id: int) -> int:
+    """A merge table's value: ``rank << 32 | new_id``. One int where a tuple would take an
+    object, and the smallest packed value is the lowest rank, so packed values compare as
+    ranks do (two merges never share a rank)."""
+    return rank << PAIR_SHIFT | new_id
+
+
+def apply_merges(word: Sequence[int], ranks: Mapping[int, int]) -> Sequence[int]:
+    """Apply learned merges to ``word``; ``ranks`` maps a packed pair to its packed rank
+    (:func:`pack_rank`).
 
     Repeatedly merges the lowest-ranked pair present, the leftmost first (as HF
     ``tokenizers`` and tiktoken do). This equals replaying the merges one by one in
@@ -88,31 +98,29 @@ def apply_merges(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> S
     occurrence of the lowest-ranked pair is merged, left to right, before any other.
     Returns ``word`` itself when no merge applies. O(n) per merge for short words, O(log n)
     for long ones.
+
+    >>> list(apply_merges([1, 2, 3], {pack_pair(1, 2): pack_rank(0, 4), pack_pair(4, 3): pack_rank(1, 5)}))
+    [5]
     """
     if len(word) > LONG_WORD:
         return _apply_merges_long(word, ranks)
     parts = list(word)
-    pair_ranks = []
-    for i in range(len(parts) - 1):
-        found = ranks.get(parts[i] << PAIR_SHIFT | parts[i + 1])
-        pair_ranks.append(_NO_MERGE if found is None else found[0])
-    if not pair_ranks or min(pair_ranks) == _NO_MERGE:
+    pair_ranks = [ranks.get(parts[i] << PAIR_SHIFT | parts[i + 1], NO_MERGE) for i in range(len(parts) - 1)]
+    if not pair_ranks or min(pair_ranks) == NO_MERGE:
         return word
     while pair_ranks:
         best = min(pair_ranks)
-        if best == _NO_MERGE:
+        if best == NO_MERGE:
             break
         i = pair_ranks.index(best)  # the leftmost pair of that rank
-        parts[i] = ranks[parts[i] << PAIR_SHIFT | parts[i + 1]][1]
+        parts[i] = best & PAIR_MASK
         del parts[i + 1]
         del pair_ranks[i]
         # Only the pairs on either side of the new token changed.
         if i < len(pair_ranks):
-            found = ranks.get(parts[i] << PAIR_SHIFT | parts[i + 1])
-            pair_ranks[i] = _NO_MERGE if found is None else found[0]
+            pair_ranks[i] = ranks.get(parts[i] << PAIR_SHIFT | parts[i + 1], NO_MERGE)
         if i > 0:
-            found = ranks.get(parts[i - 1] << PAIR_SHIFT | parts[i])
-            pair_ranks[i - 1] = _NO_MERGE if found is None else found[0]
+            pair_ranks[i - 1] = ranks.get(parts[i - 1] << PAIR_SHIFT | parts[i], NO_MERGE)
     return parts
 
 
@@ -121,7 +129,7 @@ def _as_ids(word: Sequence[int]) -> Sequence[int]:
     return word if isinstance(word, bytes) else array("I", word)
 
 
-def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]) -> Sequence[int]:
+def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, int]) -> Sequence[int]:
     """:func:`apply_merges` for long words, by :func:`merge_in_place`."""
     tokens = list(word)
     if not merge_in_place(tokens, ranks):
@@ -129,7 +137,7 @@ def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, Tuple[int, int]]
     return [t for t in tokens if t >= 0]
 
 
-def merge_in_place(tokens: List[int], ranks: Mapping[int, Tuple[int, int]]) -> bool:
+def merge_in_place(tokens: List[int], ranks: Mapping[int, int]) -> bool:
     """:func:`apply_merges`' rule on ``tokens`` in place, with a heap of ``rank << 32 | position``.
 
     A merged token stays at its left part's position and every token merged into it
@@ -140,17 +148,18 @@ def merge_in_place(tokens: List[int], ranks: Mapping[int, Tuple[int, int]]) -> b
     adjacent pair is a merge.
 
     >>> tokens = [1, 2, 3]
-    >>> merge_in_place(tokens, {1 << 32 | 2: (0, 4), 4 << 32 | 3: (1, 5)}), tokens
+    >>> merge_in_place(tokens, {pack_pair(1, 2): pack_rank(0, 4), pack_pair(4, 3): pack_rank(1, 5)}), tokens
     (True, [5, -1, -1])
     """
     n = len(tokens)
     next_at = list(range(1, n + 1))
     prev_at = list(range(-1, n - 1))
     heap = []
+    rank_bits = ~PAIR_MASK  # a packed rank with its new id cleared: the rank, shifted
     for i in range(n - 1):
         found = ranks.get(tokens[i] << PAIR_SHIFT | tokens[i + 1])
         if found is not None:
-            heap.append(found[0] << PAIR_SHIFT | i)
+            heap.append(found & rank_bits | i)
     if not heap:
         return False
     heapq.heapify(heap)
@@ -161,9 +170,9 @@ def merge_in_place(tokens: List[int], ranks: Mapping[int, Tuple[int, int]]) -> b
         if tokens[i] < 0 or j >= n:
             continue
         found = ranks.get(tokens[i] << PAIR_SHIFT | tokens[j])
-        if found is None or found[0] != entry >> PAIR_SHIFT:
+        if found is None or found & rank_bits != entry & rank_bits:
             continue  # stale: the pair at i changed since this entry was pushed
-        tokens[i] = found[1]
+        tokens[i] = found & PAIR_MASK
         tokens[j] = -1
         k = next_at[j]
         next_at[i] = k
@@ -171,12 +180,12 @@ def merge_in_place(tokens: List[int], ranks: Mapping[int, Tuple[int, int]]) -> b
             prev_at[k] = i
             found = ranks.get(tokens[i] << PAIR_SHIFT | tokens[k])
             if found is not None:
-                heapq.heappush(heap, found[0] << PAIR_SHIFT | i)
+                heapq.heappush(heap, found & rank_bits | i)
         h = prev_at[i]
         if h >= 0:
             found = ranks.get(tokens[h] << PAIR_SHIFT | tokens[i])
             if found is not None:
-                heapq.heappush(heap, found[0] << PAIR_SHIFT | h)
+                heapq.heappush(heap, found & rank_bits | h)
     return True
 
 
@@ -296,11 +305,11 @@ class WordTable:
         # thousands of merges over words that are whole paragraphs.
         self.words = [_as_ids(apply_merges(word, ranks)) for word in self.words]
 
-    def add_merges(self, merges: Sequence[Tuple[bytes, bytes]]) -> Dict[int, Tuple[int, int]]:
+    def add_merges(self, merges: Sequence[Tuple[bytes, bytes]]) -> Dict[int, int]:
         """Add ``merges`` (learned earlier) to the vocabulary, leaving the words as they are;
-        returns their ranks for :func:`apply_merges`."""
+        returns their packed ranks for :func:`apply_merges`."""
         ids = {token: i for i, token in enumerate(self.token_bytes)}
-        ranks: Dict[int, Tuple[int, int]] = {}
+        ranks: Dict[int, int] = {}
         for rank, (left, right) in enumerate(merges):
             if left not in ids or right not in ids:
                 raise PureBPEError(
@@ -308,7 +317,7 @@ class WordTable:
                 )
             new_id = self.add_token(ids[left], ids[right])
             ids.setdefault(self.token_bytes[new_id], new_id)
-            ranks[pack_pair(ids[left], ids[right])] = (rank, new_id)
+            ranks[pack_pair(ids[left], ids[right])] = pack_rank(rank, new_id)
         return ranks
 
     def add_token(self, left: int, right: int) -> int:

@@ -34,7 +34,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import attr
 
-from .core import apply_merges, pack_pair
+from .core import apply_merges, pack_pair, pack_rank
 from .errors import PureBPEError, excerpt
 
 __all__ = [
@@ -156,7 +156,7 @@ def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
         missing = min(set(range(256)) - set(byte_ids))
         raise PureBPEError(f"no token for byte 0x{missing:02x}")
     token_of = {rank: token for token, rank in ordered}
-    merge_ranks: Dict[int, Tuple[int, int]] = {}
+    merge_ranks: Dict[int, int] = {}
     merges: List[Tuple[bytes, bytes]] = []
     for token, rank in ordered:
         if len(token) == 1:
@@ -164,7 +164,7 @@ def recover_merges(ranks: Dict[bytes, int]) -> List[Tuple[bytes, bytes]]:
         pieces = apply_merges([byte_ids[b] for b in token], merge_ranks)
         if len(pieces) != 2:
             continue
-        merge_ranks[pack_pair(pieces[0], pieces[1])] = (len(merges), rank)
+        merge_ranks[pack_pair(pieces[0], pieces[1])] = pack_rank(len(merges), rank)
         merges.append((token_of[pieces[0]], token_of[pieces[1]]))
     return merges
 

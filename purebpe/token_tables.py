@@ -16,11 +16,10 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
-from .core import PAIR_SHIFT, pack_pair
+from .core import PAIR_SHIFT, pack_pair, pack_rank
 from .errors import PureBPEError
 from .specials import AllowedSpecial, DisallowedSpecial, check_special_tokens
 from .vocab import check_pair_table, special_text, unmerged_tokens
-from .word_encoder import pack_rank
 
 #: ``byte_ids[b]`` of a byte the vocab has no token for.
 NO_TOKEN = -1

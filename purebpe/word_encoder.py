@@ -2,15 +2,15 @@
 
 :class:`WordEncoder` is what a tokenizer runs on every pre-token its word cache does not
 hold. It applies the rule of :func:`purebpe.core.apply_merges` (merge the lowest-ranked
-adjacent pair, the leftmost first) on a table whose values are packed ints,
-``rank << 32 | new_id``: one int per entry where ``apply_merges``' table holds a tuple
-(13 MB less for o200k on CPython), and the rank and the new id in one comparison. A
-rank file's pre-token whose bytes are a token is that token (tiktoken's rule, one dict
-lookup); any other word starts from its bytes, whose first pairs come from a table of all
-65 536 byte pairs (a list index, no hashing). Words longer than
-:data:`purebpe.core.LONG_WORD` merge with a heap, as :func:`purebpe.core.merge_in_place`
-does. In the compiled build (``setup.py``) this module is native, so the compiled
-scanners reach a new word's merges without an interpreted frame.
+adjacent pair, the leftmost first) on the same table of packed ranks
+(:func:`purebpe.core.pack_rank`), inlined for the word cache's misses and able to look a
+rank file's pairs up as it meets them (below). A rank file's pre-token whose bytes are a
+token is that token (tiktoken's rule, one dict lookup); any other word starts from its
+bytes, whose first pairs come from a table of all 65 536 byte pairs (a list index, no
+hashing). Words longer than :data:`purebpe.core.LONG_WORD` merge with a heap, as
+:func:`purebpe.core.merge_in_place` does. In the compiled build (``setup.py``) this
+module is native, so the compiled scanners reach a new word's merges without an
+interpreted frame.
 
 A rank file's table is not built in advance. By tiktoken's rule a pair of tokens merges
 into the token their bytes make together, so an encoder given ``token_bytes`` fills
@@ -27,24 +27,16 @@ from __future__ import annotations
 import heapq
 from typing import Dict, Final, List, Optional
 
-from .core import LONG_WORD, PAIR_MASK, PAIR_SHIFT
+from .core import LONG_WORD, NO_MERGE, PAIR_MASK, PAIR_SHIFT, pack_rank
 from .errors import PureBPEError
 
-__all__ = ["NO_MERGE", "PAIRS_REMEMBERED", "WordEncoder", "pack_rank"]
+__all__ = ["PAIRS_REMEMBERED", "WordEncoder"]
 
-#: The packed rank of a pair that is no merge: above every real one (ranks stay below
-#: 2**30, so packed values fit the small ints of the compiled build).
-NO_MERGE: Final = 1 << 62
 #: The id of a byte with no token.
 _NO_TOKEN: Final = -1
 #: Pairs a rank file's encoder remembers before it forgets them all (read when one is
 #: added, so that a test can lower it): about 100 MB on CPython at most.
 PAIRS_REMEMBERED = 1 << 20
-
-
-def pack_rank(rank: int, new_id: int) -> int:
-    """A table value: ``rank << 32 | new_id``; the smallest packed value is the lowest rank."""
-    return rank << PAIR_SHIFT | new_id
 
 
 class WordEncoder:
@@ -212,7 +204,7 @@ def _merge_long(
     rule_tokens: Optional[Dict[bytes, int]],
 ) -> List[int]:
     """:func:`_merge` for long words, with a heap of ``rank << 32 | position``, as
-    :func:`purebpe.core.merge_in_place` does (there the table holds tuples)."""
+    :func:`purebpe.core.merge_in_place` does."""
     n = len(tokens)
     next_at = list(range(1, n + 1))
     prev_at = list(range(-1, n - 1))

@@ -13,6 +13,7 @@ from purebpe.core import (
     apply_merges,
     merge_word,
     pack_pair,
+    pack_rank,
     reverse_bytes_key,
     unpack_pair,
 )
@@ -81,7 +82,7 @@ def test_apply_merges_equals_replaying_the_merges_in_order(data: st.DataObject) 
         left, right = data.draw(st.tuples(st.integers(0, new - 1), st.integers(0, new - 1)))
         if all((left, right) != (a, b) for a, b, _ in merges):
             merges.append((left, right, new))
-    ranks = {pack_pair(a, b): (rank, n) for rank, (a, b, n) in enumerate(merges)}
+    ranks = {pack_pair(a, b): pack_rank(rank, n) for rank, (a, b, n) in enumerate(merges)}
     assert list(apply_merges(word, ranks)) == replay_one_by_one(word, merges)
 
 

@@ -19,13 +19,13 @@ import purebpe.core as core
 import purebpe.encoding_sink as encoding_sink
 import purebpe.tokenizer as tokenizer_module
 from purebpe import BPEModel, Tokenizer
-from purebpe.core import WordTable, apply_merges, merge_word, pack_pair
+from purebpe.core import WordTable, apply_merges, merge_word, pack_pair, pack_rank
 from purebpe.corpus import default_corpus
 from purebpe.errors import PureBPEError
 from purebpe.pretokenize import pretokenize, split_lines
 from purebpe.testing.strategies import texts as generated_texts
 from purebpe.trainers import get_trainer
-from purebpe.word_encoder import WordEncoder, pack_rank
+from purebpe.word_encoder import WordEncoder
 
 EOT = "<|endoftext|>"
 EOT2 = EOT + EOT
@@ -374,13 +374,12 @@ def test_long_words_merge_like_short_ones(data: st.DataObject) -> None:
         left, right = data.draw(st.tuples(st.integers(0, new - 1), st.integers(0, new - 1)))
         if all((left, right) != (a, b) for a, b, _ in merges):
             merges.append((left, right, new))
-    ranks = {pack_pair(a, b): (rank, n) for rank, (a, b, n) in enumerate(merges)}
+    ranks = {pack_pair(a, b): pack_rank(rank, n) for rank, (a, b, n) in enumerate(merges)}
     expected = list(word)
     for left, right, new in merges:
         expected = merge_word(expected, left, right, new)
     assert list(apply_merges(word, ranks)) == expected
-    packed = {pair: pack_rank(rank, new) for pair, (rank, new) in ranks.items()}
-    assert WordEncoder(packed, list(range(256)), None).merge(bytes(word)) == expected
+    assert WordEncoder(ranks, list(range(256)), None).merge(bytes(word)) == expected
 
 
 # --------------------------------------------------------------------------------------

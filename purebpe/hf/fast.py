@@ -15,10 +15,9 @@ normalizer; added tokens, normalizers, offsets and post-processing stay with the
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional
 
 from ..bytemap import token_bytes
-from ..core import PAIR_SHIFT
 from ..errors import PureBPEError
 from ..formats.hf import _pretokenizer_name
 from ..models.bpe import BPE
@@ -72,50 +71,18 @@ def fast_engine(model: BPE, pre_tokenizer: Any, built: Any = None) -> Optional[T
                 byte_ids[data[0]] = tid
     if -1 in byte_ids:
         return None  # some byte has no token: the model's unk/byte-fallback rules apply
-    whole = {data: tid for tid, data in vocab.items()} if model.ignore_merges else None
-    try:
-        return _engine(vocab, byte_ids, model.ranks, whole, name)
-    except (AttributeError, TypeError):  # pragma: no cover - the engine's internals moved
-        return _engine_from_merges(model, vocab, name, whole)
-
-
-def _engine(
-    vocab: Dict[int, bytes],
-    byte_ids: List[int],
-    ranks: Dict[int, Tuple[int, int]],
-    whole: Optional[Dict[bytes, int]],
-    name: Pretokenizer,
-) -> Tokenizer:
-    """The engine built from the model's own tables: the ids are HF's, so the model's
-    ``{packed pair: (rank, new id)}`` is the engine's table, packed as it wants
-    (``rank << 32 | new id``; HF's duplicate rule included), and nothing is searched twice."""
     tables = TokenTables(
-        vocab=vocab,  # made for the engine by fast_engine: not copied (10 MB for o200k's)
+        vocab=vocab,  # made here for the engine: not copied (10 MB for o200k's)
         special_tokens=(),
         special_ids={},
         byte_ids=byte_ids,
-        # The merges of tokens outside the byte alphabet never fire.
-        ranks={pair: rank << PAIR_SHIFT | new_id for pair, (rank, new_id) in ranks.items()},
+        # The ids are HF's, so the model's table of packed ranks (HF's duplicate rule
+        # included) is the engine's: one table for both, nothing searched twice. The
+        # merges of tokens outside the byte alphabet never fire.
+        ranks=model.ranks,
         merges=None,
-        whole_tokens=whole,  # HF's ignore_merges is the engine's whole-token rule
+        # HF's ignore_merges is the engine's whole-token rule.
+        whole_tokens={data: tid for tid, data in vocab.items()} if model.ignore_merges else None,
         default_special=("all", ()),
     )
     return Tokenizer(tables, pretokenizer=name, name="hf-bpe")
-
-
-def _engine_from_merges(
-    model: BPE, vocab: Dict[int, bytes], name: Pretokenizer, whole: Optional[Dict[bytes, int]]
-) -> Tokenizer:
-    """The same engine through :class:`purebpe.Tokenizer`'s public constructor (slower)."""
-    # HF keeps a pair's last rank; the constructor its first: drop the earlier copies.
-    last_rank: Dict[Tuple[str, str], int] = {}
-    for rank, merge in enumerate(model.merges):
-        last_rank[merge] = rank
-    merges: List[Tuple[bytes, bytes]] = []
-    for rank, (left, right) in enumerate(model.merges):
-        left_bytes, right_bytes = token_bytes(left), token_bytes(right)
-        if last_rank[(left, right)] == rank and left_bytes is not None and right_bytes is not None:
-            merges.append((left_bytes, right_bytes))
-    tokenizer = Tokenizer(vocab, merges, [], pretokenizer=name, name="hf-bpe")
-    tokenizer._whole_tokens = whole
-    return tokenizer

@@ -22,7 +22,6 @@ from typing import Any, List, Mapping, Union
 
 from .. import decoders, models, normalizers, pre_tokenizers, processors
 from ..errors import MALFORMED, PureBPEError, naming_errors
-from ..models.bpe import BPE
 from ..normalizers.pattern import patterns_from
 from ..vocab import check_dense_ids
 from .added import AddedToken, AddedVocabulary
@@ -143,8 +142,6 @@ def _build(document: Any, name: str) -> HFTokenizer:
     decoder = _part(document, "decoder", decoders.from_json)
     added = AddedVocabulary(added_tokens, None if normalizer is None else normalizer.normalize_str)
     fast = fast_engine(model, document.get("pre_tokenizer"), pre_tokenizer)
-    if fast is not None and isinstance(model, BPE):
-        model.release_ranks()  # the engine holds the merges; offsets build them again
     return HFTokenizer(
         model,
         added,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from ..core import PAIR_SHIFT, apply_merges, merge_in_place
+from ..core import PAIR_SHIFT, apply_merges, merge_in_place, pack_rank
 from ..errors import PureBPEError
 
 __all__ = ["BPE", "MAX_TOKENS", "Span"]
@@ -49,6 +49,8 @@ LONG_PART = 32
 MAX_TOKENS = 1 << 24
 #: Ids must stay below this (HF's ids are u32; a table indexed by id must stay small).
 MAX_ID = 1 << 31
+#: The most merges a model may list (a rank must stay below 2**30 to pack).
+MAX_MERGES = 1 << 26
 
 _OPTIONS = {
     "type",
@@ -142,7 +144,14 @@ class BPE:
         # Kept as given (a file's ``"a b"`` strings, or pairs): split on demand by
         # :attr:`merges`, so a loaded model holds no second copy of every token string.
         self._merges: Sequence[Any] = merges if isinstance(merges, list) else list(merges)
-        self._ranks: Optional[Dict[int, Tuple[int, int]]] = self._build_ranks()  # checks the merges
+        if len(self._merges) > MAX_MERGES:
+            raise PureBPEError(
+                f"BPE model has {len(self._merges)} merges, more than the {MAX_MERGES} allowed"
+            )
+        #: ``{packed (left id, right id): packed (rank, new id)}`` (:func:`purebpe.core.pack_rank`),
+        #: the table :func:`purebpe.core.apply_merges` reads; the fast engine
+        #: (:mod:`purebpe.hf.fast`) merges on this same table.
+        self.ranks: Dict[int, int] = self._build_ranks()  # checks the merges
         self.unk_id: Optional[int] = None
         if unk_token is not None:
             self.unk_id = self.vocab.get(unk_token)
@@ -153,26 +162,11 @@ class BPE:
         self._bigrams: Optional[Tuple[Set[str], Set[str]]] = None
         self._spans_cache: Dict[str, List[Span]] = {}
 
-    @property
-    def ranks(self) -> Dict[int, Tuple[int, int]]:
-        """``{packed (left id, right id): (rank, new id)}``, built again where
-        :meth:`release_ranks` let it go."""
-        ranks = self._ranks
-        if ranks is None:
-            ranks = self._ranks = self._build_ranks()
-        return ranks
-
-    def release_ranks(self) -> None:
-        """Let the table of merges go until a path of this model needs it again: where an
-        engine holds the merges in a table of its own (:mod:`purebpe.hf.fast`), the model
-        merges only for offsets. o200k's 200 000 merges as a ``tokenizer.json``: 28 MB."""
-        self._ranks = None
-
-    def _build_ranks(self) -> Dict[int, Tuple[int, int]]:
-        """``{packed (left id, right id): (rank, new id)}`` as :func:`apply_merges` reads it."""
+    def _build_ranks(self) -> Dict[int, int]:
+        """The table of :attr:`ranks`, from the merges as given."""
         vocab = self.vocab
         prefix_bytes = len((self.continuing_subword_prefix or "").encode("utf-8"))
-        ranks: Dict[int, Tuple[int, int]] = {}
+        ranks: Dict[int, int] = {}
         for rank, merge in enumerate(self._merges):
             if type(merge) is str:  # a file's "left right", split here without a call
                 left, space, right = merge.partition(" ")
@@ -197,7 +191,7 @@ class BPE:
             if left_id is None or right_id is None or new_id is None:
                 missing = left if left_id is None else right if right_id is None else left + right_rest
                 raise PureBPEError(f"merge {rank} ({left!r}, {right!r}) needs {missing!r}, not in the vocab")
-            ranks[left_id << PAIR_SHIFT | right_id] = (rank, new_id)  # a later duplicate wins
+            ranks[left_id << PAIR_SHIFT | right_id] = pack_rank(rank, new_id)  # a later duplicate wins
         return ranks
 
     @classmethod
@@ -496,14 +490,14 @@ class BPE:
         return self.id_to_token.get(tid)
 
 
-def merge_spans(symbols: List[Span], ranks: Mapping[int, Tuple[int, int]]) -> List[Span]:
+def merge_spans(symbols: List[Span], ranks: Mapping[int, int]) -> List[Span]:
     """:func:`purebpe.core.apply_merges` carrying each symbol's span along.
 
     The same rule (lowest rank first, leftmost among equals), by
     :func:`purebpe.core.merge_in_place`; a merged token spans from its left symbol's start
     to the end of the last symbol merged into it (the one before the next survivor).
 
-    >>> merge_spans([(0, 0, 1), (1, 1, 2)], {0 << 32 | 1: (0, 2)})
+    >>> merge_spans([(0, 0, 1), (1, 1, 2)], {0 << 32 | 1: pack_rank(0, 2)})
     [(2, 0, 2)]
     """
     tokens = [s[0] for s in symbols]
