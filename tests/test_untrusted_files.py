@@ -141,6 +141,26 @@ def test_an_enormous_token_in_a_rank_file_is_read_in_linear_time(tmp_path: Path)
 HUGE = 2 * 10**9
 
 
+def test_a_tokenizer_json_with_more_merges_than_ranks_can_pack_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A merge's rank is packed with its new id into one int (core.pack_rank): a list of
+    # merges past MAX_MERGES (2**26; a real file lists about one a token) is refused
+    # before a table is built. Lowered here: a list that long would be gigabytes of JSON.
+    import purebpe.models.bpe
+
+    monkeypatch.setattr(purebpe.models.bpe, "MAX_MERGES", 2)
+    vocab = {"a": 0, "b": 1, "ab": 2, "ba": 3}
+    path = tmp_path / "many-merges.json"
+    path.write_text(json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "b a", "a b"]}}))
+    with pytest.raises(
+        PureBPEError, match=r"many-merges.json: .*BPE model has 3 merges, more than the 2 allowed"
+    ):
+        Tokenizer.from_file(path)
+    path.write_text(json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "b a"]}}))
+    assert Tokenizer.from_file(path).encode("abba") == [2, 3]
+
+
 def test_a_huge_id_is_refused_by_every_constructor(tmp_path: Path) -> None:
     vocab = {b: bytes([b]) for b in range(256)}
     started = time.monotonic()
