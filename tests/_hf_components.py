@@ -93,6 +93,7 @@ def text_strategy() -> Any:
     """Hypothesis text: the hard-case alphabet, or any assigned character (code points newer
     than the interpreter's Unicode tables are left out: their classes differ by version)."""
     from hypothesis import strategies as st
+    from strategies import ASSIGNED_CHARACTERS
 
     hard = st.sampled_from(
         list(
@@ -100,7 +101,7 @@ def text_strategy() -> Any:
             "日本語中文한국어각Привет①½٣😀\u200d👨_-$€…。，\x1c\x85▁"
         )
     )
-    return st.text(hard, max_size=24) | st.text(st.characters(blacklist_categories=("Cn", "Cs")), max_size=12)
+    return st.text(hard, max_size=24) | st.text(ASSIGNED_CHARACTERS, max_size=12)
 
 
 def _dump(tokenizers: Any, **parts: Any) -> Dict[str, Any]:

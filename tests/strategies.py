@@ -1,4 +1,5 @@
-"""Hypothesis strategies for the trainer tests that work below the text level.
+"""Hypothesis strategies shared by the tests: the characters a peer may be compared on,
+and, for the trainer tests that work below the text level, word counts.
 
 Text corpora come from the public :mod:`purebpe.testing.strategies` (``corpora``,
 ``special_tokens``, ``vocab_sizes``). What is here feeds a :class:`~purebpe.core.WordTable`
@@ -12,6 +13,13 @@ from __future__ import annotations
 from typing import Dict
 
 from hypothesis import strategies as st
+
+#: The characters this Python's Unicode assigns (no surrogates, no unassigned code points),
+#: for tests that compare with a peer. The peers' regex engines (tiktoken's Rust regex,
+#: HF's Oniguruma) carry other Unicode versions than the ``regex`` package, whose classes
+#: purebpe's patterns follow: a code point assigned since (U+323B0, CJK Extension J in
+#: Unicode 17) is a letter to one and unassigned to the other, and splits differently.
+ASSIGNED_CHARACTERS = st.characters(blacklist_categories=("Cs", "Cn"))
 
 #: Byte alphabets: one letter (runs only), two or three letters (ties everywhere), and
 #: the two bytes of "é" beside ASCII (the token ids above 127).

@@ -16,6 +16,7 @@ from typing import Any, List, Tuple
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import ASSIGNED_CHARACTERS
 
 import purebpe
 from purebpe import BPEModel, Tokenizer
@@ -70,12 +71,10 @@ def lines_peers(tmp_path_factory: pytest.TempPathFactory) -> Peers:
     return load_peers(model, tmp_path_factory.mktemp("lines-peers"))
 
 
-#: All of Unicode (but surrogates, which the peers cannot take, and code points this
-#: Python's Unicode leaves unassigned: the peers' regex engines carry other Unicode
-#: versions than `regex`, and class a character assigned since differently), whitespace
-#: runs, contractions, digits and the special token, in any mixture.
+#: Every assigned character (:data:`strategies.ASSIGNED_CHARACTERS`), whitespace runs,
+#: contractions, digits and the special token, in any mixture.
 pieces = st.one_of(
-    st.text(st.characters(blacklist_categories=("Cs", "Cn")), max_size=10),
+    st.text(ASSIGNED_CHARACTERS, max_size=10),
     st.text(" \t\n\r\x0b\x0c\x85\xa0\u2028\u3000", max_size=6),
     st.sampled_from(["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'x", EOT, "<|endo"]),
     st.from_regex(r"[0-9]{1,7}| [0-9]{1,5}", fullmatch=True),

@@ -25,6 +25,7 @@ import pytest
 from _tokenizer_files import tokenizer_file
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import ASSIGNED_CHARACTERS
 
 from purebpe import Tokenizer
 from purebpe.files.tekken import load_tekken
@@ -236,10 +237,7 @@ PIECES = [
     "\u3000",
 ]
 hypothesis_text = st.one_of(
-    # Assigned code points only (as tests/test_tiktoken_peer.py): tiktoken's Rust regex
-    # carries an older Unicode than `regex`, whose classes the named patterns follow, so
-    # a character assigned since (U+323B0, CJK Extension J in Unicode 17) splits apart.
-    st.text(st.characters(blacklist_categories=("Cs", "Cn")), max_size=60),
+    st.text(ASSIGNED_CHARACTERS, max_size=60),
     st.lists(st.sampled_from(PIECES), max_size=40).map("".join),
 )
 
