@@ -10,10 +10,11 @@ ranks converted to a 200k-token ``tokenizer.json``), on about 2 MB of mixed-lang
   ``encode_batch`` of lines; for tiktoken-format files ``tiktoken``'s faster of
   ``encode_ordinary`` and ``encode_ordinary_batch(num_threads=1)``. Each round loads a fresh
   tokenizer and encodes the text twice with it: **cold** (empty word cache) and **warm**
-  (the same text again on the same instance). purebpe keeps a word cache by design;
-  tiktoken and ``tokenizers`` keep none, so their warm pass should equal their cold one.
-  A corpus fills the cache within its first MBs, so warm is what encoding a corpus sees,
-  cold what one short text sees. PyPy's JIT is warmed first on a throwaway instance. The
+  (the same text again on the same instance). purebpe keeps a word cache of up to 131 072
+  pre-tokens; ``tokenizers``' BPE model keeps one of 10 000 words, which it fills in the
+  first pass too; tiktoken keeps none. So a peer's warm pass should equal its cold one. A
+  corpus fills purebpe's cache within its first MBs, so warm is what encoding a corpus
+  sees, cold what one short text sees. PyPy's JIT is warmed first on a throwaway instance. The
   ids are checked equal on the first 200 kB.
 * **load** seconds from the file (the rounds' loads), and **memory**: the resident-memory growth of loading
   it, each in a fresh child process.
@@ -320,8 +321,9 @@ def measure_library(library: str, name: str, work: Path, rounds: int) -> Result:
     del throwaway
     # Each round loads a fresh tokenizer (timed: the load figure) and encodes with it twice:
     # cold (empty word cache) then warm (the same text on the same instance: what a corpus
-    # sees once its first MBs have filled purebpe's word cache; tiktoken and tokenizers keep
-    # no such cache, so their second pass should equal their first). purebpe encodes the
+    # sees once its first MBs have filled purebpe's word cache; tiktoken keeps none, and
+    # tokenizers' 10 000 words fill in the first pass, so a peer's second pass should equal
+    # its first). purebpe encodes the
     # text as one string (it cuts long texts itself), a peer both ways on the same instance.
     ways = ("one",) if library == "purebpe" else ("one", "batch")
     passes = ("cold", "warm")
@@ -473,8 +475,9 @@ def any_model(args: Any) -> List[Table]:
                 "German, Russian, Japanese, Korean lines), one thread; MB/s by CPU time, purebpe on one "
                 "string, the peer its faster of one string and a batch of lines, fresh tokenizer each "
                 "round: cold = its first encode of the text, warm = a second encode of the same text "
-                "on the same instance (purebpe's word cache filled; tiktoken and tokenizers keep no "
-                "such cache, so their two passes should match), median of "
+                "on the same instance (purebpe's word cache filled; tiktoken keeps no word cache and "
+                "tokenizers' BPE model fills its 10 000 words in the first pass, so a peer's two "
+                "passes should match), median of "
                 f"{args.rounds} rounds; ratio = purebpe / peer (tokenizers for tokenizer.json, tiktoken "
                 "for rank files; the peers run on CPython). Load: CPU seconds from the file. Memory: "
                 "resident-memory growth of loading, in a fresh CPython process. Interpreters: "
