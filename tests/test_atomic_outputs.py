@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 from hypothesis import given, settings
@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 
 import purebpe
 import purebpe._atomic as atomic
+import purebpe.hf
 from purebpe import BPEModel
 from purebpe.errors import PureBPEError
+from purebpe.files import convert as convert_module
+from purebpe.files.convert import convert
 from purebpe.formats import FORMATS
 
 EOT = "<|endoftext|>"
@@ -46,57 +49,132 @@ def load_outcome(directory: Path) -> Any:
 # --------------------------------------------------------------------------------------
 # A full disk while writing any of the files: nothing changes
 # --------------------------------------------------------------------------------------
-@settings(max_examples=12)
-@given(
-    format=st.sampled_from(list(FORMATS)), failing_file=st.integers(0, 1), after_bytes=st.integers(0, 5000)
-)
-def test_a_full_disk_changes_nothing(
-    tmp_path_factory: pytest.TempPathFactory, format: str, failing_file: int, after_bytes: int
-) -> None:
-    directory = tmp_path_factory.mktemp("full")
-    OLD.save(directory, format)
-    before = {name: (directory / name).read_bytes() for name in files_of(directory)}
+class FullDisk:
+    """A file that takes ``room`` bytes and then fails as a full disk does."""
+
+    def __init__(self, f: Any, room: int) -> None:
+        self.f, self.room = f, room
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.room -= len(data)
+        return int(self.f.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.f, name)
+
+    def __enter__(self) -> "FullDisk":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.f.close()
+
+
+@contextlib.contextmanager
+def full_disk(failing_file: int, after_bytes: int) -> Iterator[None]:
+    """The ``failing_file``-th file written atomically (counting from 0) fills the disk
+    after ``after_bytes`` bytes."""
     opened: List[int] = []
     real_fdopen = os.fdopen
-
-    class FullDisk:
-        """A file that takes ``after_bytes`` bytes and then fails as a full disk does."""
-
-        def __init__(self, f: Any) -> None:
-            self.f, self.room = f, after_bytes
-
-        def write(self, data: bytes) -> int:
-            if len(data) > self.room:
-                raise OSError(errno.ENOSPC, "No space left on device")
-            self.room -= len(data)
-            return int(self.f.write(data))
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.f, name)
-
-        def __enter__(self) -> "FullDisk":
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.f.close()
 
     def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
         opened.append(fd)
         f = real_fdopen(fd, *args, **kwargs)
-        return FullDisk(f) if len(opened) - 1 == failing_file else f
+        return FullDisk(f, after_bytes) if len(opened) - 1 == failing_file else f
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(atomic.os, "fdopen", fdopen)
-        try:
+        yield
+
+
+def contents(directory: Path) -> Dict[str, bytes]:
+    return {name: (directory / name).read_bytes() for name in files_of(directory)}
+
+
+@settings(max_examples=16)
+@given(
+    format=st.sampled_from(list(FORMATS)), failing_file=st.integers(0, 2), after_bytes=st.integers(0, 5000)
+)
+def test_a_full_disk_changes_nothing(
+    tmp_path_factory: pytest.TempPathFactory, format: str, failing_file: int, after_bytes: int
+) -> None:
+    # hf writes three files (tokenizer.json and what transformers reads beside it), gpt2
+    # and tiktoken two: a failure on any of them leaves every one as it was.
+    directory = tmp_path_factory.mktemp("full")
+    OLD.save(directory, format)
+    before = contents(directory)
+    try:
+        with full_disk(failing_file, after_bytes):
             NEW.save(directory, format)
-        except PureBPEError as exc:
-            assert "No space left on device" in str(exc) and ".tmp" not in str(exc)
-            assert str(directory) in str(exc)
-            assert {name: (directory / name).read_bytes() for name in files_of(directory)} == before
-            assert purebpe.load(directory) == OLD
-            return
+    except PureBPEError as exc:
+        assert "No space left on device" in str(exc) and ".tmp" not in str(exc)
+        assert str(directory) in str(exc)
+        assert contents(directory) == before
+        assert purebpe.load(directory) == OLD
+        return
     # The disk had room enough (or the failing file was not reached): the new model is there.
     assert purebpe.load(directory) == NEW
+
+
+@settings(max_examples=16)
+@given(
+    format=st.sampled_from(list(FORMATS)), failing_file=st.integers(0, 5), after_bytes=st.integers(0, 5000)
+)
+def test_a_full_disk_during_a_conversion_changes_nothing(
+    tmp_path_factory: pytest.TempPathFactory, format: str, failing_file: int, after_bytes: int
+) -> None:
+    # A conversion writes its files twice: to a scratch folder, where it reads them back,
+    # then into the output.
+    source = tmp_path_factory.mktemp("source")
+    NEW.save(source)
+    directory = tmp_path_factory.mktemp("converted")
+    OLD.save(directory, format)
+    before = contents(directory)
+    try:
+        with full_disk(failing_file, after_bytes):
+            convert(source, directory, format)
+    except PureBPEError as exc:
+        assert "No space left on device" in str(exc) and "\n" not in str(exc)
+        assert contents(directory) == before
+        return
+    assert purebpe.load(directory) == NEW
+
+
+class ReadsWrong:
+    """A tokenizer read back from a conversion's output that gives other ids."""
+
+    special_ids: Dict[str, int] = {}
+
+    def encode(self, text: str, *args: Any, **options: Any) -> List[int]:
+        return [-1]
+
+
+@pytest.mark.parametrize("source_format", ["purebpe", "hf"])
+@pytest.mark.parametrize("format", list(FORMATS))
+def test_a_conversion_that_reads_back_wrong_leaves_the_output_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, format: str, source_format: str
+) -> None:
+    source, directory = tmp_path / "source", tmp_path / "out"
+    # A model every format holds (NEW's pre-tokenizer "none" is not one tiktoken's files take).
+    BPEModel.from_merges([(b"a", b"b"), (b"ab", b"c")], [EOT]).save(source, source_format)
+    OLD.save(directory, format)
+    before = contents(directory)
+
+    # The written files read back as a tokenizer giving other ids (as a bug of a format's
+    # writer would); the source reads as it is.
+    def reads_wrong(real_load: Any) -> Any:
+        return lambda path, **options: (
+            real_load(path, **options) if source in (Path(path), Path(path).parent) else ReadsWrong()
+        )
+
+    monkeypatch.setattr(convert_module, "_read_back", lambda paths, format: ReadsWrong())
+    monkeypatch.setattr(convert_module, "load_tokenizer", reads_wrong(convert_module.load_tokenizer))
+    monkeypatch.setattr(purebpe.hf, "load", reads_wrong(purebpe.hf.load))
+    with pytest.raises(PureBPEError, match="reads back with other ids") as caught:
+        convert(source, directory, format)
+    assert str(directory) in str(caught.value)
+    assert contents(directory) == before
 
 
 # --------------------------------------------------------------------------------------

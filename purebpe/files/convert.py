@@ -25,9 +25,10 @@ no token's ids), else one line names the part.
 A tokenizer built from ranks goes to ``tiktoken`` as its ranks (:func:`save_ranks`),
 exactly; everything else goes through :func:`purebpe.formats.save`.
 
-After writing, the output is read back (``tiktoken`` by tiktoken's rule) and must
-encode a probe text exactly as the input does; otherwise the output is removed and the
-conversion refused.
+The output is first written to a scratch folder and read back from there (``tiktoken``
+by tiktoken's rule): it must encode a probe text exactly as the input does, else the
+conversion is refused and the output folder is left as it was. Only then are the files
+written into it, as one unit (:func:`purebpe._atomic.write_files`).
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ import base64
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
-from .._atomic import make_output_dir
+from .._atomic import check_output_dir, make_output_dir, remove_temporary_directory, write_files
+from .._workers import scratch_directory
 from ..errors import PureBPEError
 from ..formats import FORMATS, save
 from ..model import BPEModel
@@ -161,13 +163,11 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
 
 def _write_hf_document(hf: "HFTokenizer", directory: Path) -> List[Path]:
     """The whole ``tokenizer.json`` as loaded (every pipeline part), and transformers' files."""
-    from .._atomic import write_text
-    from ..formats.hf_config import save_transformers_files
+    from ..formats.hf_config import transformers_files
 
-    path = directory / "tokenizer.json"
-    write_text(path, hf.to_str() + "\n")
     specials = {t.content: tid for tid, t in hf.added.by_id.items() if t.special}
-    return [path] + save_transformers_files(specials, directory)
+    data = (hf.to_str() + "\n").encode("utf-8")
+    return write_files([(directory / "tokenizer.json", data), *transformers_files(specials, directory)])
 
 
 def _model_of(tok: "Tokenizer") -> BPEModel:
@@ -203,7 +203,7 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
     The ranks are written as they are -- ids and priorities, tiktoken's whole-token rule
     included -- where :func:`purebpe.formats.save` would go through merges.
     """
-    from .._atomic import digest, write_files
+    from .._atomic import digest
     from ..formats.tiktoken_format import _RANKS_DIGEST
     from ..formats.tiktoken_format import FILES as TIKTOKEN_FILES
     from ..pretokenize import Pattern, pattern_string, pretokenizer_to_json
@@ -266,20 +266,34 @@ def convert(source: PathLike, output: PathLike, format: str, *, encoding: Option
     if model is not None:
         _check_whole_tokens(tok, Tokenizer.from_model(model), format)
     expected = tok.encode(PROBE_TEXT, allowed_special="all")
-    if format == "tiktoken" and tok._whole_tokens is not None:
-        paths = save_ranks(tok, make_output_dir(output))
-    else:
+
+    def write(directory: Path) -> List[Path]:
+        if format == "tiktoken" and tok._whole_tokens is not None:
+            return save_ranks(tok, directory)
         assert model is not None
-        paths = save(model, make_output_dir(output), format)
+        return save(model, directory, format)
+
+    def check(paths: List[Path]) -> None:
+        if _read_back(paths, format).encode(PROBE_TEXT, allowed_special="all") != expected:
+            raise PureBPEError(f"{Path(output) / paths[0].name}: reads back with other ids than {source}")
+
+    return _write_checked(output, write, check)
+
+
+def _write_checked(
+    output: PathLike, write: Callable[[Path], List[Path]], check: Callable[[List[Path]], None]
+) -> List[Path]:
+    """``write`` (which writes the files into a folder and returns their paths) into a
+    scratch folder, ``check`` them there (it raises to refuse), and only then ``write``
+    them into ``output``: a refused conversion leaves ``output`` as it was, and the
+    format's own save puts the files in place as one unit, in its order."""
+    check_output_dir(output)
+    scratch = scratch_directory()
     try:
-        again = _read_back(paths, format)
-        if again.encode(PROBE_TEXT, allowed_special="all") != expected:
-            raise PureBPEError(f"{paths[0]}: reads back with other ids than {source}")
-    except PureBPEError:
-        for path in paths:
-            path.unlink()
-        raise
-    return paths
+        check(write(Path(scratch)))
+    finally:
+        remove_temporary_directory(scratch)
+    return write(make_output_dir(output))
 
 
 def _convert_hf(hf: "HFTokenizer", output: PathLike, format: str) -> List[Path]:
@@ -288,12 +302,14 @@ def _convert_hf(hf: "HFTokenizer", output: PathLike, format: str) -> List[Path]:
     :data:`PROBE_TEXT` (and, as ``hf``, with ``add_special_tokens`` too), else nothing stays."""
     from ..hf import load as load_hf
 
-    if format == "hf":
-        paths = _write_hf_document(hf, make_output_dir(output))
-    else:
-        _, model = plain_engine(hf, format)
-        paths = save(model, make_output_dir(output), format)
-    try:
+    model = None if format == "hf" else plain_engine(hf, format)[1]
+
+    def write(directory: Path) -> List[Path]:
+        if model is None:
+            return _write_hf_document(hf, directory)
+        return save(model, directory, format)
+
+    def check(paths: List[Path]) -> None:
         for add in (False, True) if format == "hf" else (False,):
             expected = hf.encode(PROBE_TEXT, add_special_tokens=add)
             if format == "hf":
@@ -309,9 +325,7 @@ def _convert_hf(hf: "HFTokenizer", output: PathLike, format: str) -> List[Path]:
                     )
                 got = again.encode(PROBE_TEXT, allowed_special="all")
             if got != expected:
-                raise PureBPEError(f"{paths[0]}: reads back with other ids than {hf.name}")
-    except PureBPEError:
-        for path in paths:
-            path.unlink()
-        raise
-    return paths
+                where = Path(output) / paths[0].name
+                raise PureBPEError(f"{where}: reads back with other ids than {hf.name}")
+
+    return _write_checked(output, write, check)

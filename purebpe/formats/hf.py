@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from .._atomic import write_text
+from .._atomic import write_files
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
@@ -132,12 +132,12 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
             "merges": [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges],
         },
     }
-    path = directory / FILES[0]
-    write_text(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-    # What transformers.AutoTokenizer reads beside it (the end-of-text token's role).
-    from .hf_config import save_transformers_files
+    data = (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    # With what transformers.AutoTokenizer reads beside it (the end-of-text token's role),
+    # as one unit.
+    from .hf_config import transformers_files
 
-    return [path] + save_transformers_files(model.special_ids(), directory)
+    return write_files([(directory / FILES[0], data), *transformers_files(model.special_ids(), directory)])
 
 
 def load(path: Path) -> BPEModel:

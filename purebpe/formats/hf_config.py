@@ -3,22 +3,21 @@
 ``tokenizers`` needs only ``tokenizer.json``, but ``transformers.AutoTokenizer`` takes the
 roles of the special tokens (which one ends a text, which begins one) from
 ``tokenizer_config.json`` and ``special_tokens_map.json``; without them ``eos_token`` is
-``None`` and ``all_special_tokens`` is empty.  :func:`save_transformers_files` writes
-both: the end-of-text token by its usual names (``<|endoftext|>``, ``<|end_of_text|>``,
-``</s>``, ``<|im_end|>`` ...; a model with a single special token uses it), likewise the
-beginning, unknown and padding tokens, and every other special token as an additional
-one, each also under ``added_tokens_decoder`` by id.
+``None`` and ``all_special_tokens`` is empty.  :func:`transformers_files` makes both: the
+end-of-text token by its usual names (``<|endoftext|>``, ``<|end_of_text|>``, ``</s>``,
+``<|im_end|>`` ...; a model with a single special token uses it), likewise the beginning,
+unknown and padding tokens, and every other special token as an additional one, each also
+under ``added_tokens_decoder`` by id.  A save writes them with their ``tokenizer.json`` as
+one unit (:func:`purebpe._atomic.write_files`): a full disk leaves all three as they were.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .._atomic import write_text
-
-__all__ = ["FILES", "save_transformers_files", "special_token_roles"]
+__all__ = ["FILES", "special_token_roles", "transformers_files"]
 
 FILES = ("tokenizer_config.json", "special_tokens_map.json")
 
@@ -48,8 +47,13 @@ def special_token_roles(special_ids: Mapping[str, int]) -> Dict[str, str]:
     return roles
 
 
-def save_transformers_files(special_ids: Mapping[str, int], directory: Path) -> List[Path]:
-    """Write ``tokenizer_config.json`` and ``special_tokens_map.json`` into ``directory``."""
+def transformers_files(special_ids: Mapping[str, int], directory: Path) -> List[Tuple[Path, bytes]]:
+    """``tokenizer_config.json`` and ``special_tokens_map.json`` for ``directory``: each
+    ``(path, contents)``, to write with the ``tokenizer.json`` they go with.
+
+    >>> [(path.name, len(data) > 0) for path, data in transformers_files({"</s>": 2}, Path("out"))]
+    [('tokenizer_config.json', True), ('special_tokens_map.json', True)]
+    """
     roles = special_token_roles(special_ids)
     additional = [
         text
@@ -76,7 +80,11 @@ def save_transformers_files(special_ids: Mapping[str, int], directory: Path) -> 
         },
         **special_map,
     }
-    paths = [directory / FILES[0], directory / FILES[1]]
-    write_text(paths[0], json.dumps(config, ensure_ascii=False, indent=1) + "\n")
-    write_text(paths[1], json.dumps(special_map, ensure_ascii=False, indent=1) + "\n")
-    return paths
+    return [
+        (directory / FILES[0], _json_bytes(config)),
+        (directory / FILES[1], _json_bytes(special_map)),
+    ]
+
+
+def _json_bytes(document: Any) -> bytes:
+    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
