@@ -101,6 +101,7 @@ cut_text = st.lists(
 @given(text=cut_text)
 @example("!!\n/!!x")  # a tail takes the "/" after a newline: never a cut before it
 @example("  12 ,,a")  # spaces give one back before a non-space: never a cut after them
+@example("\x1c+/")  # a control character is "other" (no \s in regex): the run starts before it
 @settings(max_examples=400)
 def test_every_safe_cut_leaves_the_pieces_unchanged(text: str) -> None:
     data = text.encode("utf-8", "surrogatepass")

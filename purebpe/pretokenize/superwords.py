@@ -164,12 +164,15 @@ def _starts_cut(buf: bytes, i: int) -> bool:
         return False
     if is_ascii_digit(byte):
         return not is_ascii_digit(before)
+    # ``before`` is ASCII here, and may be a control character: "other" to the pattern
+    # (U+001C-U+001F are no ``\s`` in ``regex``, though ``str.isspace`` says they are), so
+    # a run of "other" would start before it.
     return (
         _is_ascii_other(byte)
         and byte != 0x2F
         and i + 1 < len(buf)
         and _is_ascii_other(buf[i + 1])
-        and not _is_ascii_other(before)
+        and CLASS_OF[before] != OTHER
     )
 
 
