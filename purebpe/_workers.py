@@ -33,7 +33,7 @@ from ._atomic import make_temporary_directory, process_alive
 from .errors import PureBPEError
 
 #: The name of a scratch directory (:func:`scratch_directory`), with its owner's pid.
-_SCRATCH_NAME = re.compile(r"purebpe-counts-(\d+)-")
+_SCRATCH_NAME = re.compile(r"purebpe-(?:scratch|counts)-(\d+)-")  # "counts": older releases
 #: How often a worker's watchdog checks that its parent still runs.
 WATCHDOG_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -135,7 +135,8 @@ def stop_workers(pool: WorkerPool) -> None:
 
 
 def scratch_directory() -> str:
-    """A new private directory for workers to leave their results in, under ``$TMPDIR``.
+    """A new private directory for work files under ``$TMPDIR``: workers' results, the
+    trial output of a conversion.
 
     Its owner removes it when it is done; one whose owner was killed (SIGKILL) is removed
     by the next call, as :mod:`purebpe._atomic` does with its temporaries.
@@ -149,7 +150,7 @@ def scratch_directory() -> str:
         match = _SCRATCH_NAME.match(name)
         if match and not process_alive(int(match.group(1))):
             shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-    return make_temporary_directory(parent, f"purebpe-counts-{os.getpid()}-")
+    return make_temporary_directory(parent, f"purebpe-scratch-{os.getpid()}-")
 
 
 #: Bytes read or written at a time on a worker's pipes.

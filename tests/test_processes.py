@@ -107,7 +107,7 @@ def test_workers_die_within_seconds_when_the_parent_is_killed(
     # The killed count's scratch directory is left behind; the next count removes it.
     scratch = tmp_path / "scratch"
     left = [p.name for p in scratch.iterdir()]
-    assert left and all(name.startswith(f"purebpe-counts-{parent.pid}-") for name in left)
+    assert left and all(name.startswith(f"purebpe-scratch-{parent.pid}-") for name in left)
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     purebpe.count_from_iterator(["a b"])  # (serial: no scratch directory)
     assert list(scratch.iterdir()) != []

@@ -127,7 +127,7 @@ def test_sighup_ends_a_count_leaving_nothing_behind(tmp_path: Path) -> None:
     # Once the scratch directory exists the workers are counting. (Not merely any file:
     # Python's tempfile probes the directory with a file of its own first.)
     while (
-        not list((tmp_path / "scratch").glob("purebpe-counts-*"))
+        not list((tmp_path / "scratch").glob("purebpe-scratch-*"))
         and time.monotonic() < deadline
         and run.poll() is None
     ):
