@@ -243,9 +243,11 @@ def test_counting_without_overlaps_fails_on_a_run() -> None:
     failure = outcomes["each merge is a most frequent pair"]
     assert not failure.passed and failure.counterexample is not None
     assert "but the highest is" in failure.report()
-    # Overlaps only matter in a run of three or more equal tokens.
+    # Overlaps only matter in a run of three or more equal tokens: some string three times
+    # in a row (not always one character: HUNT does not shrink, and a random run can fail
+    # on "ababab" with "ab" merged first).
     text = dict(failure.counterexample.values)["text"]
-    assert re.search(r"(.)\1\1", text), text
+    assert re.search(r"(.+)\1\1", text, re.DOTALL), text
 
 
 def test_a_crash_is_reported_with_its_exception_and_shrunk_to_the_minimal_case() -> None:
