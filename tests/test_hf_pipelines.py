@@ -432,3 +432,36 @@ def test_metaspace_first_after_any_normalizer(normalizer: int, metaspace: int, t
 def test_metaspace_first_after_strip() -> None:
     hf, tok = _metaspace_pipeline(0, 0)
     assert [tok.id_to_token(i) for i in tok.encode(" a b")] == ["a", "▁", "b"] == hf.encode(" a b").tokens
+
+
+# -- ByteLevel's trim_offsets: Rust's whitespace, not Python's ----------------------------
+BYTE_LEVEL_TRIM = {"trim_offsets": True, "use_regex": True}
+PLAIN_ADDED = {"special": False, "normalized": False, "single_word": False, "lstrip": False, "rstrip": False}
+TRIMMED = {
+    "version": "1.0",
+    "added_tokens": [
+        {"id": 3, "content": "\x1cab\x1c", **PLAIN_ADDED},
+        {"id": 4, "content": " ab ", **PLAIN_ADDED},
+    ],
+    "normalizer": None,
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, **BYTE_LEVEL_TRIM},
+    "post_processor": {"type": "ByteLevel", "add_prefix_space": True, **BYTE_LEVEL_TRIM},
+    "decoder": None,
+    "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "\u0120": 2}, "merges": []},
+}
+#: HF's offsets (tokenizers 0.23.3): U+001C is no whitespace to Rust's ``char::is_whitespace``,
+#: so the added token holding it keeps it; ``str.isspace`` would have trimmed it.
+TRIMMED_OFFSETS = {"a\x1cab\x1cb": [(0, 1), (1, 5), (5, 6)], "a ab b": [(0, 1), (2, 4), (5, 6)]}
+
+
+def test_trim_offsets_trims_what_rust_calls_whitespace() -> None:
+    tok = from_document(TRIMMED, "trimmed.json")
+    for text, offsets in TRIMMED_OFFSETS.items():
+        assert tok.encode_with_offsets(text).offsets == offsets
+
+
+@pytest.mark.peers
+def test_trim_offsets_recorded_answers_are_hfs() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    hf = tokenizers.Tokenizer.from_str(json.dumps(TRIMMED))
+    assert {text: hf.encode(text).offsets for text in TRIMMED_OFFSETS} == TRIMMED_OFFSETS

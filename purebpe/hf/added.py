@@ -23,6 +23,7 @@ import unicodedata
 from typing import Any, Callable, Dict, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from ..errors import PureBPEError
+from ..normalizers.chars import WHITESPACE
 from ..specials import special_pattern
 
 __all__ = ["AddedToken", "AddedVocabulary", "Match"]
@@ -30,11 +31,6 @@ __all__ = ["AddedToken", "AddedVocabulary", "Match"]
 #: ``(id or None, start, end)``: a found token, or (``None``) the text between tokens.
 Match = Tuple[Optional[int], int, int]
 
-#: Unicode's ``White_Space`` characters: Rust's ``\s``.
-_WHITE_SPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 _WORD_CATEGORIES = frozenset(["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "Pc"])
 
 
@@ -201,10 +197,10 @@ def _stripped(token: AddedToken, text: str, start: int, stop: int, done: int) ->
     (1, 7)
     """
     if token.lstrip:
-        while start > done and text[start - 1] in _WHITE_SPACE:
+        while start > done and text[start - 1] in WHITESPACE:
             start -= 1
     if token.rstrip:
-        while stop < len(text) and text[stop] in _WHITE_SPACE:
+        while stop < len(text) and text[stop] in WHITESPACE:
             stop += 1
     return start, stop
 
@@ -299,7 +295,7 @@ class TokenStream:
         if dropped[0] < certain < dropped[1]:
             certain = dropped[0]
         if self._lstrip:
-            while certain > done and buf[certain - 1] in _WHITE_SPACE:
+            while certain > done and buf[certain - 1] in WHITESPACE:
                 certain -= 1
         if certain > done:
             out.append((None, buf[done:certain]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, List, Mapping, Tuple
 
 from ..errors import PureBPEError
+from ..normalizers.chars import WHITESPACE
 from .encoding import Encoding
 
 __all__ = ["ByteLevelProcessing", "RobertaProcessing", "trim_offsets"]
@@ -20,7 +21,9 @@ _SPACE = "\u0120"  # the byte-level character of the space byte
 
 
 def _is_space(char: str) -> bool:
-    return char == _SPACE or char.isspace()
+    """``Ġ`` or Rust's ``char::is_whitespace`` (not ``str.isspace``, which also takes
+    U+001C..U+001F: an added token holding one keeps it in its offsets, as in HF)."""
+    return char == _SPACE or char in WHITESPACE
 
 
 def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
