@@ -20,8 +20,11 @@ from hypothesis import strategies as st
 
 from purebpe.errors import PureBPEError
 from purebpe.normalizers import Normalized
+from purebpe.normalizers import from_json as normalizer_from_json
 from purebpe.normalizers.pattern import HFPattern, regex_source
 from purebpe.pre_tokenizers import Metaspace, from_json, split_text
+from purebpe.pretokenize import Pattern
+from purebpe.pretokenize.resolve import resolve_hf_pattern
 
 RECORDED = recorded("pre_tokenizers")
 
@@ -133,6 +136,30 @@ def test_regex_source_reads_oniguruma_nested_classes() -> None:
     assert regex_source(r"[[:alpha:]]+") == r"[[:alpha:]]+"
     assert regex_source(r"\[[a]") == r"\[[a]"
     assert HFPattern({"Regex": r" ?[^(\s|[.,!?])]+"}).spans("ab, cd.") == [(0, 2), (3, 6)]
+
+
+#: HF's replacements (tokenizers 0.23.3, ``normalizers.Replace(Regex(pattern), "X")``): an
+#: interval's digits are ASCII, so ``{,١}`` is text; ``{,2}`` is Ruby's ``{0,2}``.
+INTERVALS = {
+    ("a{,\u0661}", "a{,\u0661}b"): "Xb",
+    ("ab{,2}", "abbb"): "Xb",
+    ("a{\u0661}+", "a{\u0661}}}"): "X",
+}
+
+
+def test_an_interval_takes_ascii_digits_only() -> None:
+    for (pattern, text), replaced in INTERVALS.items():
+        replace = {"type": "Replace", "pattern": {"Regex": pattern}, "content": "X"}
+        assert normalizer_from_json(replace).normalize_str(text) == replaced, pattern
+    assert resolve_hf_pattern("a{\u0661}+") == Pattern("a{\u0661}+")  # not a possessive interval
+
+
+@pytest.mark.peers
+def test_interval_replacements_recorded_are_hfs() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    for (pattern, text), replaced in INTERVALS.items():
+        normalizer = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "X")
+        assert normalizer.normalize_str(text) == replaced, pattern
 
 
 def test_empty_matches_follow_oniguruma() -> None:

@@ -25,7 +25,6 @@ Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokeniz
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -34,6 +33,7 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
+from ..pretokenize.resolve import POSSESSIVE_INTERVAL
 from .bytelevel import assemble, is_id, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.json",)
@@ -51,14 +51,13 @@ _PRE_TOKENIZERS: Dict[str, Any] = {
 # where ``regex`` reads a possessive repeat: "0000" would be one piece instead of "000",
 # "0".  cl100k's ``\p{N}{1,3}+`` is followed only by the end of its alternative, so the
 # greedy ``\p{N}{1,3}`` finds the same pieces in both engines.
-_POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{\d*,?\d*\}\+")
 _HF_SPELLING = {"cl100k": PATTERNS["cl100k"].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
 
 
 def hf_regex(pretokenizer: Pretokenizer) -> str:
     """The ``Split`` regex HF's Oniguruma reads as ``regex`` reads ``pretokenizer``'s."""
     if isinstance(pretokenizer, Pattern):
-        if _POSSESSIVE_INTERVAL.search(pretokenizer.regex):
+        if POSSESSIVE_INTERVAL.search(pretokenizer.regex):
             raise PureBPEError(
                 f"cannot write pattern {pretokenizer.regex!r} for HF tokenizers: its engine "
                 "(Oniguruma) reads X{m,n}+ as a repeat of X{m,n}, not as possessive; write "

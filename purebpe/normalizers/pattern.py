@@ -86,7 +86,8 @@ _ESCAPES: Dict[str, str] = {
     "\\z": "\\Z",
 }
 
-_INTERVAL = re.compile(r"\{(\d*)(,\d*)?\}")
+#: ``{m,n}`` and its forms, in ASCII digits only: Oniguruma reads ``{,١}`` as text.
+_INTERVAL = re.compile(r"\{([0-9]*)(,[0-9]*)?\}")
 
 
 def _escape_end(source: str, i: int) -> int:

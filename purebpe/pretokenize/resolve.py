@@ -37,6 +37,7 @@ from .custom import Pattern
 __all__ = [
     "CL100K_HF_PATTERN",
     "KNOWN_VARIANTS",
+    "POSSESSIVE_INTERVAL",
     "R50K_ORIGINAL_PATTERN",
     "named_pattern",
     "resolve_hf_pattern",
@@ -103,8 +104,9 @@ def resolve_pattern(source: Union[str, Pattern]) -> Union[str, Pattern]:
     return Pattern(source) if named is None else named
 
 
-# ``X{m,n}+``: possessive in ``regex``, a repeat of ``X{m,n}`` in Oniguruma (HF's engine).
-_POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{\d*,?\d*\}\+")
+#: ``X{m,n}+``: possessive in ``regex``, a repeat of ``X{m,n}`` in Oniguruma (HF's engine);
+#: an interval's digits are ASCII in both.
+POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{[0-9]*,?[0-9]*\}\+")
 
 
 def resolve_hf_pattern(source: str) -> Union[str, Pattern]:
@@ -118,7 +120,7 @@ def resolve_hf_pattern(source: str) -> Union[str, Pattern]:
     >>> resolve_hf_pattern(r"\p{N}{1,3}")
     Pattern(regex='\\p{N}{1,3}', behavior='isolated')
     """
-    if _POSSESSIVE_INTERVAL.search(source):
+    if POSSESSIVE_INTERVAL.search(source):
         from ..errors import PureBPEError
 
         raise PureBPEError(
