@@ -154,6 +154,42 @@ def test_an_interval_takes_ascii_digits_only() -> None:
     assert resolve_hf_pattern("a{\u0661}+") == Pattern("a{\u0661}+")  # not a possessive interval
 
 
+#: HF's replacements (tokenizers 0.23.3, ``normalizers.Replace(Regex(pattern), "|")``) where
+#: Oniguruma's word characters, line starts and empty texts differ from ``regex``'s: word
+#: boundaries skip ZWJ and take ²½ as letters; inside a class ``\w`` does not take ²½; ``^``
+#: is no line start after a newline that ends the text; an empty text has no match at all.
+WORDS_AND_ANCHORS = {
+    ("\\b", "a²b ½c_d"): "|a²b| |½c_d|",
+    ("\\b", "x\u200dy"): "|x|\u200d|y|",
+    ("\\B", "a²b ½c"): "a|²|b ½|c",
+    ("\\B", ""): "",
+    ("[\\w]+", "a²b ½c_d"): "|²| ½|",
+    ("[^\\w]+", "a²b x\u200dy"): "a|b|x|y",
+    ("[\\W\\d]+", "a²b 1"): "a|b|",
+    ("[[:word:]]+", "a²b ½c_d"): "|²| ½|",
+    ("\\p{Word}+", "a²b ½c_d"): "| |",
+    ("\\P{Word}+", "a²b ½c_d"): "a²b|½c_d",
+    ("^", "a\n\nb\n"): "|a\n|\n|b\n",
+    ("^", ""): "",
+    ("$", ""): "",
+    ("\\A", ""): "",
+}
+
+
+def test_word_characters_and_anchors_follow_oniguruma() -> None:
+    for (pattern, text), replaced in WORDS_AND_ANCHORS.items():
+        replace = {"type": "Replace", "pattern": {"Regex": pattern}, "content": "|"}
+        assert normalizer_from_json(replace).normalize_str(text) == replaced, (pattern, text)
+
+
+@pytest.mark.peers
+def test_word_and_anchor_replacements_recorded_are_hfs() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    for (pattern, text), replaced in WORDS_AND_ANCHORS.items():
+        normalizer = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "|")
+        assert normalizer.normalize_str(text) == replaced, (pattern, text)
+
+
 @pytest.mark.peers
 def test_interval_replacements_recorded_are_hfs() -> None:
     tokenizers = pytest.importorskip("tokenizers")

@@ -17,9 +17,10 @@ HF compiles its regexes with Oniguruma in Ruby syntax.  :func:`regex_source` rew
 one into ``regex`` syntax with the same meaning (the named-pattern check is made on the
 rewritten string): the constructs real files use (``\\p{L}``, ``\\p{N}``, ``(?i:...)``,
 ``\\s+(?!\\S)``, character ranges, ``[\\r\\n]``, POSIX brackets) mean the same in both; an
-interval followed by ``+``, a class in a class, ``^``/``$``, ``\\w``, ``\\h``, ``\\Z``, ``{,n}``
+interval followed by ``+``, a class in a class, ``^``/``$``, ``\\w`` and its spellings
+(``\\p{Word}``, ``[[:word:]]``, in a class too), ``\\b``/``\\B``, ``\\h``, ``\\Z``, ``{,n}``
 do not and are rewritten.  Empty matches follow Oniguruma's iterator: an empty match right
-where the previous match ended is skipped.
+where the previous match ended is skipped, and an empty text has no match.
 """
 
 from __future__ import annotations
@@ -77,13 +78,32 @@ def named_pattern(source: str) -> Optional[str]:
 #: differently: ``\h`` is a hex digit, ``\w`` is letters, marks, decimal digits and
 #: connector punctuation (``regex`` adds ZWJ/ZWNJ), ``\Z`` allows a final newline, ``\z``
 #: is the very end.
+#: Oniguruma's word characters, as the body of a ``regex`` class: letters, marks, decimal
+#: digits and connector punctuation (``regex``'s ``\\w`` adds ZWJ and ZWNJ); outside a
+#: class ²³¹¼½¾ too, inside one not (HF's answers on "a²b ½c_d").
+_CLASS_WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
+_WORD = _CLASS_WORD + "\\xb2\\xb3\\xb9\\xbc-\\xbe"
 _ESCAPES: Dict[str, str] = {
     "\\h": "[0-9a-fA-F]",
     "\\H": "[^0-9a-fA-F]",
-    "\\w": "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe]",
-    "\\W": "[^\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe]",
+    "\\w": f"[{_WORD}]",
+    "\\W": f"[^{_WORD}]",
+    "\\p{Word}": f"[{_WORD}]",
+    "\\P{Word}": f"[^{_WORD}]",
+    # Word boundaries by Oniguruma's word characters, not ``regex``'s.
+    "\\b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
+    "\\B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
     "\\Z": "(?=\\n?\\Z)",
     "\\z": "\\Z",
+}
+#: The same inside a class: ``\w`` and its spellings add the word characters; ``\W`` a
+#: nested negated class (``regex`` reads it in VERSION1 mode).
+_CLASS_ESCAPES: Dict[str, str] = {
+    "\\w": _CLASS_WORD,
+    "\\p{Word}": _CLASS_WORD,
+    "[:word:]": _CLASS_WORD,
+    "\\W": f"[^{_CLASS_WORD}]",
+    "\\P{Word}": f"[^{_CLASS_WORD}]",
 }
 
 #: ``{m,n}`` and its forms, in ASCII digits only: Oniguruma reads ``{,١}`` as text.
@@ -141,6 +161,28 @@ def _class_end(source: str, i: int) -> Tuple[int, bool]:
     return n, nested
 
 
+def _class_source(text: str) -> Tuple[str, bool]:
+    """A class's text with Oniguruma's word characters spelled out (``_CLASS_ESCAPES``),
+    and whether it now nests a negated class."""
+    out: List[str] = []
+    nested = False
+    j = 0
+    while j < len(text):
+        if text[j] == "\\":
+            end = _escape_end(text, j)
+        elif text.startswith("[:", j):
+            close = text.find(":]", j + 2)
+            end = close + 2 if close >= 0 else len(text)
+        else:
+            end = j + 1
+        piece = text[j:end]
+        spelled = _CLASS_ESCAPES.get(piece, piece)
+        nested = nested or spelled.startswith("[^")
+        out.append(spelled)
+        j = end
+    return "".join(out), nested
+
+
 def regex_source(source: str) -> str:
     r"""``source`` (Oniguruma, Ruby syntax, as HF compiles it) as ``regex`` reads it the same way.
 
@@ -153,8 +195,10 @@ def regex_source(source: str) -> str:
     * a class inside a class (``[^(\s|[.,!?])]``, BLOOM's pattern) and ``&&``: read only
       in ``regex``'s VERSION1 mode, so such a pattern gets ``(?V1)``.
 
-    ``{,n}`` becomes ``{0,n}``; ``^``/``$`` are line anchors in Ruby syntax (``(?m)``);
-    ``\h``, ``\w``, ``\Z``, ``\z`` outside classes are spelled out (``_ESCAPES``).
+    ``{,n}`` becomes ``{0,n}``; ``^``/``$`` are line anchors in Ruby syntax (``(?m)``),
+    and ``^`` is none after a newline that ends the text; ``\h``, ``\w``, ``\b``, ``\Z``,
+    ``\z`` outside classes and ``\w`` inside them are spelled out (``_ESCAPES``,
+    ``_CLASS_ESCAPES``).
 
     >>> print(regex_source(r"[^(\s|[.,])]+"))
     (?V1)[^(\s|[.,])]+
@@ -183,10 +227,17 @@ def regex_source(source: str) -> str:
             anchors = True
         if char == "[":
             end, inner = _class_end(source, i)
-            nested = nested or inner
+            body, negated_word = _class_source(source[i:end])
+            nested = nested or inner or negated_word
             atom = len(out)
-            out.append(source[i:end])
+            out.append(body)
             i = end
+            continue
+        if char == "^":
+            # A line start, but not after a newline that ends the text (Oniguruma).
+            atom = len(out)
+            out.append("(?:\\A|^(?!\\Z))")
+            i += 1
             continue
         if char == "(":
             groups.append(len(out))
@@ -269,8 +320,11 @@ class HFPattern:
         return {self.kind: self.source}
 
     def spans(self, text: str) -> List[Tuple[int, int]]:
-        """The ``(start, end)`` of each match, in order (empty matches included, as HF's)."""
+        """The ``(start, end)`` of each match, in order (empty matches included, as HF's;
+        an empty text has none, as HF's ``find_matches`` has none there)."""
         found: List[Tuple[int, int]] = []
+        if not text:
+            return found
         if self._split is not None:
             at = 0
             for piece in self._split(text):
