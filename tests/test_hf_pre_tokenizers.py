@@ -173,6 +173,15 @@ WORDS_AND_ANCHORS = {
     ("^", ""): "",
     ("$", ""): "",
     ("\\A", ""): "",
+    # \N is any character but a newline; X{n}? is an optional X{n} in Ruby syntax (X{m,n}?
+    # is lazy); Ruby's (?m) lets a dot take a newline, as regex's (?s) does.
+    ("\\N", "a\nb"): "|\n|",
+    ("a{2}?", "aab"): "|b|",
+    ("(?:ab){2}?", "ababx"): "|x|",
+    ("(?m)a.b", "a\nb"): "|",
+    ("(?-m)a.b", "a\nb"): "a\nb",
+    ("(?m:a.)b", "a\nb"): "|",
+    ("x(?m).", "x\ny"): "|y",
 }
 
 
@@ -180,6 +189,11 @@ def test_word_characters_and_anchors_follow_oniguruma() -> None:
     for (pattern, text), replaced in WORDS_AND_ANCHORS.items():
         replace = {"type": "Replace", "pattern": {"Regex": pattern}, "content": "|"}
         assert normalizer_from_json(replace).normalize_str(text) == replaced, (pattern, text)
+
+
+def test_a_search_anchor_is_refused() -> None:
+    with pytest.raises(PureBPEError, match=r"\\G \(where the search started\) is not supported"):
+        HFPattern({"Regex": "\\Ga"})
 
 
 @pytest.mark.peers

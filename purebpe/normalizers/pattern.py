@@ -95,7 +95,13 @@ _ESCAPES: Dict[str, str] = {
     "\\B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
     "\\Z": "(?=\\n?\\Z)",
     "\\z": "\\Z",
+    "\\N": "[^\\n]",
 }
+#: Escapes with no ``regex`` spelling of the same meaning: refused in one line.
+_UNSUPPORTED_ESCAPES = {"\\G": "\\G (where the search started)"}
+#: An inline option group: Ruby's ``m`` is ``regex``'s ``s`` (a dot takes a newline), and
+#: Ruby has no ``s``.
+_OPTIONS = re.compile(r"\(\?([imx]*)(?:-([imx]*))?([:)])")
 #: The same inside a class: ``\w`` and its spellings add the word characters; ``\W`` a
 #: nested negated class (``regex`` reads it in VERSION1 mode).
 _CLASS_ESCAPES: Dict[str, str] = {
@@ -220,6 +226,8 @@ def regex_source(source: str) -> str:
             end = _escape_end(source, i)
             atom = len(out)
             escape = source[i:end]
+            if escape in _UNSUPPORTED_ESCAPES:
+                raise PureBPEError(f"pattern {source!r}: {_UNSUPPORTED_ESCAPES[escape]} is not supported")
             out.append(_ESCAPES.get(escape, escape))
             i = end
             continue
@@ -241,6 +249,16 @@ def regex_source(source: str) -> str:
             continue
         if char == "(":
             groups.append(len(out))
+            options = _OPTIONS.match(source, i)
+            if options is not None:
+                on, off, close = options.group(1), options.group(2), options.group(3)
+                spelled = "(?" + on.replace("m", "s")
+                spelled += "" if off is None else "-" + off.replace("m", "s")
+                out.append(spelled + close)
+                if close == ")":
+                    groups.pop()  # a bare option setting is no group
+                i = options.end()
+                continue
             out.append(char)
             i += 1
             continue
@@ -258,9 +276,10 @@ def regex_source(source: str) -> str:
                 else:
                     out.append(interval.group())
                 i = interval.end()
-                if source.startswith("+", i):
+                # Ruby syntax: X{m,n}+ repeats X{m,n}, and X{n}? (a fixed count) is optional.
+                if source.startswith("+", i) or (source.startswith("?", i) and high is None):
                     out.insert(atom, "(?:")
-                    out.append(")+")
+                    out.append(")" + source[i])
                     i += 1
                 continue
         if char in "*+?":
