@@ -182,6 +182,11 @@ WORDS_AND_ANCHORS = {
     ("(?-m)a.b", "a\nb"): "a\nb",
     ("(?m:a.)b", "a\nb"): "|",
     ("x(?m).", "x\ny"): "|y",
+    # A POSIX digit is any decimal digit (regex's own [[:digit:]] takes ASCII ones only).
+    ("[[:digit:]]+", "\u0661\u0662 3 x"): "| | x",
+    ("[[:alnum:]]+", "\u0661\u0662 3 ABC"): "| | |",
+    ("[^[:alnum:]]+", "\u0661\u0662 3 ABC"): "\u0661\u0662|3|ABC",
+    ("[[:^digit:]]+", "a\u06612"): "|\u06612",
 }
 
 

@@ -110,6 +110,11 @@ _CLASS_ESCAPES: Dict[str, str] = {
     "[:word:]": _CLASS_WORD,
     "\\W": f"[^{_CLASS_WORD}]",
     "\\P{Word}": f"[^{_CLASS_WORD}]",
+    # POSIX digits are every decimal digit in Oniguruma (Unicode), ASCII ones in ``regex``.
+    "[:digit:]": "\\p{Nd}",
+    "[:^digit:]": "[^\\p{Nd}]",
+    "[:alnum:]": "[:alpha:]\\p{Nd}",
+    "[:^alnum:]": "[^[:alpha:]\\p{Nd}]",
 }
 
 #: ``{m,n}`` and its forms, in ASCII digits only: Oniguruma reads ``{,١}`` as text.
