@@ -1,6 +1,7 @@
 """The formats' private shared helpers: what the format modules of this package share.
 
-Reading JSON with a one-line error (:func:`read_json`), ids and literal tokens as files
+Reading JSON with a one-line error (:func:`read_json`) and writing it as every format
+does (:func:`json_bytes`), ids and literal tokens as files
 write them (:func:`is_id`, :func:`literal_token`), and the two ends of the byte-keyed
 formats (GPT-2, HF, tiktoken): those key each token by its bytes (a JSON object
 ``{token: id}``, or one line per token), so a model can be written only if no two of its
@@ -41,6 +42,15 @@ def parse_json(data: bytes, path: Path, what: str) -> Any:
         raise PureBPEError(f"{path}: not a {what} (invalid JSON: {exc})") from None
     except RecursionError:
         raise PureBPEError(f"{path}: not a {what} (JSON nested too deeply to read)") from None
+
+
+def json_bytes(document: Any) -> bytes:
+    """``document`` as the formats write JSON: UTF-8, one-space indent, a final newline.
+
+    >>> json_bytes({"a": "é"})
+    b'{\\n "a": "\\xc3\\xa9"\\n}\\n'
+    """
+    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
 def is_id(value: Any) -> bool:

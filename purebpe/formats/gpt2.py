@@ -21,7 +21,6 @@ without the field, such as GPT-2's own, are read as they are).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
@@ -35,6 +34,7 @@ from ..vocab import special_text, unmerged_tokens
 from .bytelevel import (
     MERGES_HEADER,
     assemble,
+    json_bytes,
     literal_token,
     parse_json,
     tokens_by_bytes,
@@ -76,7 +76,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     if model.pretokenizer != "gpt2":
         header += f" {_PRETOKENIZER_TAG}{model.pretokenizer}"  # a name: no spaces
     lines = [header] + [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges]
-    vocab_data = (json.dumps(ordered, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    vocab_data = json_bytes(ordered)
     lines[0] += f" {_VOCAB_DIGEST_TAG}{digest(vocab_data)}"
     vocab_path, merges_path = directory / FILES[0], directory / FILES[1]
     # merges.txt first: a crash before vocab.json follows leaves a detectable mismatch.

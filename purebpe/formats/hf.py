@@ -24,7 +24,6 @@ Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokeniz
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -34,7 +33,7 @@ from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from ..pretokenize.resolve import POSSESSIVE_INTERVAL
-from .bytelevel import assemble, is_id, read_json, tokens_by_bytes
+from .bytelevel import assemble, is_id, json_bytes, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.json",)
 
@@ -131,12 +130,12 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
             "merges": [f"{encode_token(left)} {encode_token(right)}" for left, right in model.merges],
         },
     }
-    data = (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     # With what transformers.AutoTokenizer reads beside it (the end-of-text token's role),
     # as one unit.
     from .hf_config import transformers_files
 
-    return write_files([(directory / FILES[0], data), *transformers_files(model.special_ids(), directory)])
+    main = (directory / FILES[0], json_bytes(document))
+    return write_files([main, *transformers_files(model.special_ids(), directory)])
 
 
 def load(path: Path) -> BPEModel:

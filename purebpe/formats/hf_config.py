@@ -13,9 +13,10 @@ one unit (:func:`purebpe._atomic.write_files`): a full disk leaves all three as 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .bytelevel import json_bytes
 
 __all__ = ["FILES", "special_token_roles", "transformers_files"]
 
@@ -80,11 +81,4 @@ def transformers_files(special_ids: Mapping[str, int], directory: Path) -> List[
         },
         **special_map,
     }
-    return [
-        (directory / FILES[0], _json_bytes(config)),
-        (directory / FILES[1], _json_bytes(special_map)),
-    ]
-
-
-def _json_bytes(document: Any) -> bytes:
-    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    return [(directory / FILES[0], json_bytes(config)), (directory / FILES[1], json_bytes(special_map))]

@@ -13,17 +13,16 @@ custom pattern, ``{"pattern": "<regex>", "behavior": "isolated"}``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from .._atomic import write_text
+from .._atomic import write_bytes
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
 from ..pretokenize import pretokenizer_from_json, pretokenizer_to_json
 from ..vocab import check_dense_ids, check_model
-from .bytelevel import is_id, literal_token, read_json
+from .bytelevel import is_id, json_bytes, literal_token, read_json
 
 FILES = ("purebpe.json",)
 VERSION = 1
@@ -62,7 +61,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
         "special_tokens": {text: tid for tid, text in sorted(special_ids.items())},
     }
     path = directory / FILES[0]
-    write_text(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    write_bytes(path, json_bytes(document))
     return [path]
 
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import base64
 import importlib
-import json
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
@@ -58,7 +57,7 @@ from ..pretokenize import (
 )
 from ..tiktoken_compat import read_ranks, recover_merges
 from ..vocab import unmerged_tokens
-from .bytelevel import assemble, is_id, literal_token, parse_json, read_json, tokens_by_bytes
+from .bytelevel import assemble, is_id, json_bytes, literal_token, parse_json, read_json, tokens_by_bytes
 
 FILES = ("tokenizer.tiktoken", "tokenizer.tiktoken.json")
 #: The sidecar's record of the ranks file it belongs with.
@@ -117,7 +116,7 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     sidecar[_RANKS_DIGEST] = digest(ranks_data)
     ranks_path, sidecar_path = directory / FILES[0], directory / FILES[1]
     # The sidecar first: a crash before the ranks follow leaves a detectable mismatch.
-    sidecar_data = (json.dumps(sidecar, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    sidecar_data = json_bytes(sidecar)
     write_files([(sidecar_path, sidecar_data), (ranks_path, ranks_data)])
     return [ranks_path, sidecar_path]
 
