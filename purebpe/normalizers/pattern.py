@@ -74,15 +74,14 @@ def named_pattern(source: str) -> Optional[str]:
     return resolved
 
 
-#: Escapes outside classes whose Oniguruma (Ruby syntax, Unicode) meaning ``regex`` spells
-#: differently: ``\h`` is a hex digit, ``\w`` is letters, marks, decimal digits and
-#: connector punctuation (``regex`` adds ZWJ/ZWNJ), ``\Z`` allows a final newline, ``\z``
-#: is the very end.
 #: Oniguruma's word characters, as the body of a ``regex`` class: letters, marks, decimal
 #: digits and connector punctuation (``regex``'s ``\\w`` adds ZWJ and ZWNJ); outside a
 #: class ²³¹¼½¾ too, inside one not (HF's answers on "a²b ½c_d").
 _CLASS_WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
 _WORD = _CLASS_WORD + "\\xb2\\xb3\\xb9\\xbc-\\xbe"
+#: Escapes outside classes whose Oniguruma (Ruby syntax, Unicode) meaning ``regex`` spells
+#: differently: ``\h`` is a hex digit, ``\w`` and ``\b`` go by the word characters above,
+#: ``\Z`` allows a final newline, ``\z`` is the very end, ``\N`` is no newline.
 _ESCAPES: Dict[str, str] = {
     "\\h": "[0-9a-fA-F]",
     "\\H": "[^0-9a-fA-F]",
@@ -139,6 +138,17 @@ def _escape_end(source: str, i: int) -> int:
     return i + 2
 
 
+def _class_item_end(source: str, j: int) -> int:
+    """The end of the escape or POSIX bracket (``[:alpha:]``) at ``j`` inside a class, or
+    ``j`` itself where neither starts there."""
+    if source[j] == "\\":
+        return _escape_end(source, j)
+    if source.startswith("[:", j):
+        close = source.find(":]", j + 2)
+        return close + 2 if close >= 0 else len(source)
+    return j
+
+
 def _class_end(source: str, i: int) -> Tuple[int, bool]:
     """The end of the character class opening at ``i``, and whether it nests a class or
     intersects (``&&``), which ``regex`` reads only in VERSION1 mode."""
@@ -151,14 +161,11 @@ def _class_end(source: str, i: int) -> Tuple[int, bool]:
     depth = 1
     nested = False
     while j < n:
+        end = _class_item_end(source, j)
+        if end > j:
+            j = end
+            continue
         char = source[j]
-        if char == "\\":
-            j = _escape_end(source, j)
-            continue
-        if source.startswith("[:", j):
-            close = source.find(":]", j + 2)
-            j = close + 2 if close >= 0 else n
-            continue
         if char == "[":
             nested = True
             depth += 1
@@ -179,13 +186,7 @@ def _class_source(text: str) -> Tuple[str, bool]:
     nested = False
     j = 0
     while j < len(text):
-        if text[j] == "\\":
-            end = _escape_end(text, j)
-        elif text.startswith("[:", j):
-            close = text.find(":]", j + 2)
-            end = close + 2 if close >= 0 else len(text)
-        else:
-            end = j + 1
+        end = max(_class_item_end(text, j), j + 1)
         piece = text[j:end]
         spelled = _CLASS_ESCAPES.get(piece, piece)
         nested = nested or spelled.startswith("[^")
