@@ -138,27 +138,11 @@ def test_regex_source_reads_oniguruma_nested_classes() -> None:
     assert HFPattern({"Regex": r" ?[^(\s|[.,!?])]+"}).spans("ab, cd.") == [(0, 2), (3, 6)]
 
 
-#: HF's replacements (tokenizers 0.23.3, ``normalizers.Replace(Regex(pattern), "X")``): an
-#: interval's digits are ASCII, so ``{,١}`` is text; ``{,2}`` is Ruby's ``{0,2}``.
-INTERVALS = {
-    ("a{,\u0661}", "a{,\u0661}b"): "Xb",
-    ("ab{,2}", "abbb"): "Xb",
-    ("a{\u0661}+", "a{\u0661}}}"): "X",
-}
-
-
-def test_an_interval_takes_ascii_digits_only() -> None:
-    for (pattern, text), replaced in INTERVALS.items():
-        replace = {"type": "Replace", "pattern": {"Regex": pattern}, "content": "X"}
-        assert normalizer_from_json(replace).normalize_str(text) == replaced, pattern
-    assert resolve_hf_pattern("a{\u0661}+") == Pattern("a{\u0661}+")  # not a possessive interval
-
-
 #: HF's replacements (tokenizers 0.23.3, ``normalizers.Replace(Regex(pattern), "|")``) where
-#: Oniguruma's word characters, line starts and empty texts differ from ``regex``'s: word
-#: boundaries skip ZWJ and take ²½ as letters; inside a class ``\w`` does not take ²½; ``^``
-#: is no line start after a newline that ends the text; an empty text has no match at all.
-WORDS_AND_ANCHORS = {
+#: Oniguruma reads a pattern otherwise than ``regex``: word boundaries skip ZWJ and take ²½
+#: as letters; inside a class ``\w`` does not take ²½; ``^`` is no line start after a
+#: newline that ends the text; an empty text has no match at all.
+ONIGURUMA_READINGS = {
     ("\\b", "a²b ½c_d"): "|a²b| |½c_d|",
     ("\\b", "x\u200dy"): "|x|\u200d|y|",
     ("\\B", "a²b ½c"): "a|²|b ½|c",
@@ -173,6 +157,10 @@ WORDS_AND_ANCHORS = {
     ("^", ""): "",
     ("$", ""): "",
     ("\\A", ""): "",
+    # An interval's digits are ASCII, so {,١} is text; {,2} is Ruby's {0,2}.
+    ("a{,\u0661}", "a{,\u0661}b"): "|b",
+    ("ab{,2}", "abbb"): "|b",
+    ("a{\u0661}+", "a{\u0661}}}"): "|",
     # \N is any character but a newline; X{n}? is an optional X{n} in Ruby syntax (X{m,n}?
     # is lazy); Ruby's (?m) lets a dot take a newline, as regex's (?s) does.
     ("\\N", "a\nb"): "|\n|",
@@ -190,31 +178,27 @@ WORDS_AND_ANCHORS = {
 }
 
 
-def test_word_characters_and_anchors_follow_oniguruma() -> None:
-    for (pattern, text), replaced in WORDS_AND_ANCHORS.items():
+def test_patterns_read_as_oniguruma_reads_them() -> None:
+    for (pattern, text), replaced in ONIGURUMA_READINGS.items():
         replace = {"type": "Replace", "pattern": {"Regex": pattern}, "content": "|"}
         assert normalizer_from_json(replace).normalize_str(text) == replaced, (pattern, text)
+
+
+@pytest.mark.peers
+def test_oniguruma_readings_recorded_are_hfs() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    for (pattern, text), replaced in ONIGURUMA_READINGS.items():
+        normalizer = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "|")
+        assert normalizer.normalize_str(text) == replaced, (pattern, text)
+
+
+def test_a_non_ascii_interval_is_no_possessive_interval() -> None:
+    assert resolve_hf_pattern("a{\u0661}+") == Pattern("a{\u0661}+")
 
 
 def test_a_search_anchor_is_refused() -> None:
     with pytest.raises(PureBPEError, match=r"\\G \(where the search started\) is not supported"):
         HFPattern({"Regex": "\\Ga"})
-
-
-@pytest.mark.peers
-def test_word_and_anchor_replacements_recorded_are_hfs() -> None:
-    tokenizers = pytest.importorskip("tokenizers")
-    for (pattern, text), replaced in WORDS_AND_ANCHORS.items():
-        normalizer = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "|")
-        assert normalizer.normalize_str(text) == replaced, (pattern, text)
-
-
-@pytest.mark.peers
-def test_interval_replacements_recorded_are_hfs() -> None:
-    tokenizers = pytest.importorskip("tokenizers")
-    for (pattern, text), replaced in INTERVALS.items():
-        normalizer = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "X")
-        assert normalizer.normalize_str(text) == replaced, pattern
 
 
 def test_empty_matches_follow_oniguruma() -> None:
