@@ -7,9 +7,10 @@ Replays HF's recorded answers on every interpreter; live Hypothesis comparison w
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 from _hf_components import pre_tokenizers as hf_pre_tokenizers
@@ -21,9 +22,10 @@ from hypothesis import strategies as st
 from purebpe.errors import PureBPEError
 from purebpe.normalizers import Normalized
 from purebpe.normalizers import from_json as normalizer_from_json
-from purebpe.normalizers.pattern import HFPattern, regex_source
+from purebpe.normalizers.pattern import HFPattern, oniguruma_spans, regex_source
 from purebpe.pre_tokenizers import Metaspace, from_json, split_text
 from purebpe.pretokenize import Pattern
+from purebpe.pretokenize.custom import regex_budget
 from purebpe.pretokenize.resolve import resolve_hf_pattern
 
 RECORDED = recorded("pre_tokenizers")
@@ -175,6 +177,15 @@ ONIGURUMA_READINGS = {
     ("[[:alnum:]]+", "\u0661\u0662 3 ABC"): "| | |",
     ("[^[:alnum:]]+", "\u0661\u0662 3 ABC"): "\u0661\u0662|3|ABC",
     ("[[:^digit:]]+", "a\u06612"): "|\u06612",
+    # After an empty match Oniguruma searches again a character on, where regex's finditer
+    # looks for a non-empty match at the same place; an empty match where the previous
+    # match ended is skipped, one further on is not.
+    ("a*?", "aab"): "|a|a|b|",
+    ("(?:|a)", "aa"): "|a|a|",
+    ("a{0,2}?", "  a"): "| | |a|",
+    ("a|b??", "abb"): "|b|b|",
+    ("\\bb*|[ab]+?", "aax x"): "|a|x| |x|",
+    ("x|(?=c)", "axbc"): "a|b|c",
 }
 
 
@@ -205,6 +216,20 @@ def test_empty_matches_follow_oniguruma() -> None:
     # After a match ending at i, an empty match at i is skipped (HF's onig iterator).
     assert HFPattern({"Regex": "x*"}).spans("axxb") == [(0, 0), (1, 3), (4, 4)]
     assert HFPattern({"Regex": "(?=b)"}).spans("abab") == [(1, 1), (3, 3)]
+    assert HFPattern({"Regex": "a*?"}).spans("aa") == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_searches_after_an_empty_match_share_the_texts_budget() -> None:
+    timeouts: List[Optional[float]] = []
+
+    def finditer(text: str, pos: int, timeout: Optional[float]) -> Iterator["re.Match[str]"]:
+        timeouts.append(timeout)
+        return re.compile("a*?").finditer(text, pos)
+
+    assert oniguruma_spans(finditer, "aaa") == [(0, 0), (1, 1), (2, 2), (3, 3)]
+    budget = regex_budget(3)
+    assert timeouts[0] is None  # the first search takes the whole budget itself
+    assert all(t is not None and 0 < t <= budget for t in timeouts[1:]) and len(timeouts) == 4
 
 
 def test_named_patterns_run_on_the_scanner() -> None:

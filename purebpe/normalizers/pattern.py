@@ -19,13 +19,14 @@ rewritten string): the constructs real files use (``\\p{L}``, ``\\p{N}``, ``(?i:
 ``\\s+(?!\\S)``, character ranges, ``[\\r\\n]``, POSIX brackets) mean the same in both; an
 interval followed by ``+``, a class in a class, ``^``/``$``, ``\\w`` and its spellings
 (``\\p{Word}``, ``[[:word:]]``, in a class too), ``\\b``/``\\B``, ``\\h``, ``\\Z``, ``{,n}``
-do not and are rewritten.  Empty matches follow Oniguruma's iterator: an empty match right
-where the previous match ended is skipped, and an empty text has no match.
+do not and are rewritten.  Matches are found as Oniguruma's iterator (the ``onig`` crate's
+``find_iter``) finds them, not as ``regex``'s ``finditer`` does (:func:`oniguruma_spans`).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -301,6 +302,47 @@ def regex_source(source: str) -> str:
     return "(?V1)" + translated if nested else translated
 
 
+def oniguruma_spans(finditer: Callable[..., Iterator[Any]], text: str) -> List[Tuple[int, int]]:
+    """The ``(start, end)`` of the matches Oniguruma's iterator finds in ``text``, given a
+    ``finditer(text, pos, timeout)`` of the pattern (:func:`.custom.bounded_finditer`).
+
+    Both iterators search again where a non-empty match ended. After an empty match they
+    differ: ``regex`` looks for a non-empty match at the same place (``a*?`` on ``"aa"``:
+    ``(0, 0), (0, 1), (1, 1), ...``), Oniguruma searches again one character on (``(0, 0),
+    (1, 1), (2, 2)``) and skips an empty match where the previous match ended. So
+    ``regex``'s ``finditer`` is followed up to its first empty match, and started again a
+    character after each empty match; every search shares the text's time budget.
+
+    >>> from purebpe.pretokenize.custom import bounded_finditer
+    >>> oniguruma_spans(bounded_finditer("a*?"), "aa")    # doctest: +SKIP
+    [(0, 0), (1, 1), (2, 2)]
+    >>> oniguruma_spans(bounded_finditer("x*"), "axxb")    # doctest: +SKIP
+    [(0, 0), (1, 3), (4, 4)]
+    """
+    found: List[Tuple[int, int]] = []
+    deadline = time.monotonic() + custom.regex_budget(len(text))
+    pos = 0
+    last_end = -1
+    timeout = None
+    while True:
+        for match in finditer(text, pos, timeout):
+            start, end = match.span()
+            if start == end:
+                if end != last_end:
+                    found.append((start, end))
+                last_end = end
+                pos = end + 1
+                break
+            found.append((start, end))
+            last_end = end
+        else:
+            return found
+        if pos > len(text):
+            return found
+        # What is left of the text's budget (a search given no time would not start).
+        timeout = max(deadline - time.monotonic(), 1e-3)
+
+
 class HFPattern:
     """A ``tokenizer.json`` pattern, able to give HF's ``find_matches``.
 
@@ -308,7 +350,7 @@ class HFPattern:
     [(0, 1, False), (1, 3, True), (3, 4, False), (4, 6, True)]
     """
 
-    __slots__ = ("kind", "source", "name", "_split", "_finditer", "cuts")
+    __slots__ = ("kind", "source", "name", "_split", "_finditer", "_search", "cuts")
 
     def __init__(self, obj: Mapping[str, Any], where: str = "pattern") -> None:
         if not isinstance(obj, Mapping) or len(obj) != 1:
@@ -321,7 +363,10 @@ class HFPattern:
         #: The named pattern (``"gpt2"``, ``"cl100k"``, ``"o200k"``) this regex is, or None.
         self.name: Optional[str] = None
         self._split: Optional[Callable[[str], List[str]]] = None
+        #: The ``re`` form's ``finditer(text)`` (a known pattern, which never matches
+        #: empty), or else ``regex``'s bounded ``finditer(text, pos, timeout)``.
         self._finditer: Any = None
+        self._search: Any = None
         #: Where its matches may be cut (:func:`.pattern_cuts.pattern_cuts`, on first use).
         self.cuts: Any = None
         if kind == "Regex" or source == "":
@@ -331,9 +376,9 @@ class HFPattern:
                 self._split = pretokenize.splitter(self.name)
             else:
                 # A regex real files use may have an ``re`` form: the same matches, faster.
-                self._finditer = re_finditer(source) or custom.bounded_finditer(
-                    translated, _ORIGIN.get(), source
-                )
+                self._finditer = re_finditer(source)
+                if self._finditer is None:
+                    self._search = custom.bounded_finditer(translated, _ORIGIN.get(), source)
 
     @property
     def named_split(self) -> Optional[Callable[[str], List[str]]]:
@@ -357,14 +402,9 @@ class HFPattern:
                 at += len(piece)
             return found
         if self._finditer is not None:
-            last_end = -1
-            for match in self._finditer(text):
-                start, end = match.span()
-                if start == end == last_end:
-                    continue  # Oniguruma skips an empty match where the last one ended
-                found.append((start, end))
-                last_end = end
-            return found
+            return [match.span() for match in self._finditer(text)]
+        if self._search is not None:
+            return oniguruma_spans(self._search, text)
         source = self.source
         width = len(source)
         at = text.find(source)

@@ -121,8 +121,10 @@ def regex_budget(length: int) -> float:
     return REGEX_BASE_SECONDS + length * REGEX_SECONDS_PER_CHAR
 
 
-def bounded_finditer(source: str, origin: str = "", shown: str = "") -> Callable[[str], Iterator[Any]]:
-    """``finditer`` of ``source`` that gives up after :func:`regex_budget` seconds.
+def bounded_finditer(source: str, origin: str = "", shown: str = "") -> Callable[..., Iterator[Any]]:
+    """``finditer(text, pos=0, timeout=None)`` of ``source`` that gives up after
+    :func:`regex_budget` seconds of the text (or after ``timeout``: what is left of that
+    budget, where one text is searched from several positions).
 
     A pattern that backtracks catastrophically raises :class:`PureBPEError`, one line
     naming ``origin`` (the file the pattern was read from) and the pattern as the file
@@ -133,10 +135,10 @@ def bounded_finditer(source: str, origin: str = "", shown: str = "") -> Callable
     """
     finditer = compiled(source).finditer
 
-    def search(text: str) -> Iterator[Any]:
+    def search(text: str, pos: int = 0, timeout: Optional[float] = None) -> Iterator[Any]:
         budget = regex_budget(len(text))
         try:
-            yield from finditer(text, timeout=budget)
+            yield from finditer(text, pos, timeout=budget if timeout is None else timeout)
         except TimeoutError:
             where = f"{origin}: " if origin else ""
             raise PureBPEError(
