@@ -186,6 +186,16 @@ ONIGURUMA_READINGS = {
     ("a|b??", "abb"): "|b|b|",
     ("\\bb*|[ab]+?", "aax x"): "|a|x| |x|",
     ("x|(?=c)", "axbc"): "a|b|c",
+    # An option setting lasts to the end of its group, alternatives included (Ruby
+    # syntax); where case is ignored, properties still heed it, and i is not Turkish.
+    ("ab(?i)c|def", "ABC abC DEF def"): "ABC | DEF def",
+    ("(?i)a(?-i)b|c", "AB Ab aC C"): "AB | aC C",
+    ("((?i)a|b)c", "Ac Bc BC"): "| | BC",
+    ("(?i)\\p{Lu}", "a A"): "a |",
+    ("(?i)\\P{Lu}", "a A"): "||A",
+    ("(?i)i", "I i \u0131 \u0130"): "| | \u0131 \u0130",
+    ("(?i)\u0131", "I i \u0131 \u0130"): "I i | \u0130",
+    ("(?i)\u0130", "\u0130 i\u0307 I\u0307 i"): "| | | i",
 }
 
 

@@ -102,6 +102,14 @@ _UNSUPPORTED_ESCAPES = {"\\G": "\\G (where the search started)"}
 #: An inline option group: Ruby's ``m`` is ``regex``'s ``s`` (a dot takes a newline), and
 #: Ruby has no ``s``.
 _OPTIONS = re.compile(r"\(\?([imx]*)(?:-([imx]*))?([:)])")
+#: Letters that fold differently in Oniguruma, outside classes where case is ignored:
+#: ``regex`` also takes the dotted and dotless I of Turkish for i and I.
+_CASELESS_LETTERS = {
+    "i": "(?-i:[iI])",
+    "I": "(?-i:[iI])",
+    "\u0131": "(?-i:\u0131)",
+    "\u0130": "(?-i:\u0130|[iI]\u0307)",
+}
 #: The same inside a class: ``\w`` and its spellings add the word characters; ``\W`` a
 #: nested negated class (``regex`` reads it in VERSION1 mode).
 _CLASS_ESCAPES: Dict[str, str] = {
@@ -211,7 +219,10 @@ def regex_source(source: str) -> str:
     ``{,n}`` becomes ``{0,n}``; ``^``/``$`` are line anchors in Ruby syntax (``(?m)``),
     and ``^`` is none after a newline that ends the text; ``\h``, ``\w``, ``\b``, ``\Z``,
     ``\z`` outside classes and ``\w`` inside them are spelled out (``_ESCAPES``,
-    ``_CLASS_ESCAPES``).
+    ``_CLASS_ESCAPES``). An option setting (``a(?i)b|c``) lasts to the end of its group,
+    alternatives included (``a(?i:b|c)``); where case is ignored, a property (``\p{Lu}``)
+    still heeds it and i is not Turkish (``_CASELESS_LETTERS``). Not followed: Oniguruma's
+    full case folding (``(?i)ss`` also matches ``ß``), and Turkish i inside classes.
 
     >>> print(regex_source(r"[^(\s|[.,])]+"))
     (?V1)[^(\s|[.,])]+
@@ -223,6 +234,12 @@ def regex_source(source: str) -> str:
     out: List[str] = []
     groups: List[int] = []  # where each open group starts in ``out``
     atom = -1  # where the last complete atom starts in ``out``
+    # Whether case is ignored here; for each open group, whether it was ignored before the
+    # group, and the option settings without a group (``a(?i)b``) met in it, each the
+    # start of a group up to the group's end (Ruby syntax: ``ab(?i)c|d`` is ``ab(?i:c|d)``).
+    caseless = False
+    scopes: List[Tuple[bool, int]] = []
+    settings = 0  # option settings met at the top level, outside any group
     nested = False
     anchors = False
     i = 0
@@ -235,7 +252,10 @@ def regex_source(source: str) -> str:
             escape = source[i:end]
             if escape in _UNSUPPORTED_ESCAPES:
                 raise PureBPEError(f"pattern {source!r}: {_UNSUPPORTED_ESCAPES[escape]} is not supported")
-            out.append(_ESCAPES.get(escape, escape))
+            spelled = _ESCAPES.get(escape, escape)
+            if caseless and spelled[1:2] in ("p", "P"):
+                spelled = "(?-i:" + spelled + ")"  # Oniguruma ignores case in no property
+            out.append(spelled)
             i = end
             continue
         if char in "^$":
@@ -255,21 +275,32 @@ def regex_source(source: str) -> str:
             i += 1
             continue
         if char == "(":
-            groups.append(len(out))
             options = _OPTIONS.match(source, i)
-            if options is not None:
-                on, off, close = options.group(1), options.group(2), options.group(3)
-                spelled = "(?" + on.replace("m", "s")
-                spelled += "" if off is None else "-" + off.replace("m", "s")
-                out.append(spelled + close)
-                if close == ")":
-                    groups.pop()  # a bare option setting is no group
-                i = options.end()
+            if options is None:
+                groups.append(len(out))
+                scopes.append((caseless, 0))
+                out.append(char)
+                i += 1
                 continue
-            out.append(char)
-            i += 1
+            on, off, close = options.group(1), options.group(2), options.group(3)
+            spelled = "(?" + on.replace("m", "s")
+            spelled += "" if off is None else "-" + off.replace("m", "s")
+            if close == ":":
+                groups.append(len(out))
+                scopes.append((caseless, 0))
+            elif scopes:  # a setting: a group up to the end of the one it stands in
+                before, count = scopes[-1]
+                scopes[-1] = (before, count + 1)
+            else:
+                settings += 1
+            caseless = ("i" in on or caseless) and "i" not in (off or "")
+            out.append(spelled + ":")
+            i = options.end()
             continue
         if char == ")":
+            if scopes:
+                caseless, count = scopes.pop()
+                out.append(")" * count)
             atom = groups.pop() if groups else len(out)
             out.append(char)
             i += 1
@@ -294,8 +325,11 @@ def regex_source(source: str) -> str:
             i += 1
             continue
         atom = len(out)
+        if caseless:
+            char = _CASELESS_LETTERS.get(char, char)
         out.append(char)
         i += 1
+    out.append(")" * settings)  # the groups of the settings at the top level
     translated = "".join(out)
     if anchors:
         translated = "(?m)" + translated  # Ruby syntax: ^ and $ are line anchors
