@@ -177,6 +177,9 @@ ONIGURUMA_READINGS = {
     ("[[:alnum:]]+", "\u0661\u0662 3 ABC"): "| | |",
     ("[^[:alnum:]]+", "\u0661\u0662 3 ABC"): "\u0661\u0662|3|ABC",
     ("[[:^digit:]]+", "a\u06612"): "|\u06612",
+    # POSIX punctuation takes every symbol, the circled letters too.
+    ("[[:punct:]]+", "a\u24b6!\u20acx"): "a|x",
+    ("[[:^punct:]]+", "a\u24b6!\u20acx"): "|\u24b6!\u20ac|",
     # After an empty match Oniguruma searches again a character on, where regex's finditer
     # looks for a non-empty match at the same place; an empty match where the previous
     # match ended is skipped, one further on is not.

@@ -123,6 +123,10 @@ _CLASS_ESCAPES: Dict[str, str] = {
     "[:^digit:]": "[^\\p{Nd}]",
     "[:alnum:]": "[:alpha:]\\p{Nd}",
     "[:^alnum:]": "[^[:alpha:]\\p{Nd}]",
+    # POSIX punctuation is every punctuation and symbol character in Oniguruma; ``regex``
+    # leaves out symbols that are also letters (the circled letters, U+24B6...).
+    "[:punct:]": "\\p{P}\\p{S}",
+    "[:^punct:]": "[^\\p{P}\\p{S}]",
 }
 
 #: ``{m,n}`` and its forms, in ASCII digits only: Oniguruma reads ``{,١}`` as text.
