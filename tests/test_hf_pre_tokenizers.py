@@ -177,6 +177,12 @@ ONIGURUMA_READINGS = {
     ("[[:alnum:]]+", "\u0661\u0662 3 ABC"): "| | |",
     ("[^[:alnum:]]+", "\u0661\u0662 3 ABC"): "\u0661\u0662|3|ABC",
     ("[[:^digit:]]+", "a\u06612"): "|\u06612",
+    # Ruby syntax's own spellings of characters.
+    ("\\x{e9}+", "caf\u00e9\u00e9"): "caf|",
+    ("[\\x{e9}-\\x{ff}]+", "\u00e9\u00f0a"): "|a",
+    ("\\o{351}", "\u00e9"): "|",
+    ("[\\cA\\e]+", "\x01\x1ba"): "|a",
+    ("\\C-a\\c?", "a\x01\x7fb"): "a|b",
     # POSIX punctuation takes every symbol, the circled letters too.
     ("[[:punct:]]+", "a\u24b6!\u20acx"): "a|x",
     ("[[:^punct:]]+", "a\u24b6!\u20acx"): "|\u24b6!\u20ac|",
@@ -218,6 +224,21 @@ def test_oniguruma_readings_recorded_are_hfs() -> None:
 
 def test_a_non_ascii_interval_is_no_possessive_interval() -> None:
     assert resolve_hf_pattern("a{\u0661}+") == Pattern("a{\u0661}+")
+
+
+@pytest.mark.parametrize("pattern", ["(?s).", "(?i-s:a)", "(?P<n>a)", "(?W)\\w", "(?L)a|ab"])
+def test_an_option_ruby_syntax_lacks_or_regex_reads_otherwise_is_refused(pattern: str) -> None:
+    # HF refuses the first three too; the others are Oniguruma's own options.
+    with pytest.raises(PureBPEError, match=r"the option group \(\?[A-Z]?[a-z-]*.* is not supported"):
+        HFPattern({"Regex": pattern})
+
+
+@pytest.mark.peers
+def test_hf_refuses_the_options_ruby_syntax_lacks() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    for pattern in ("(?s).", "(?i-s:a)", "(?P<n>a)"):
+        with pytest.raises(Exception, match="undefined group option"):
+            tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "|")
 
 
 def test_a_search_anchor_is_refused() -> None:

@@ -102,6 +102,10 @@ _UNSUPPORTED_ESCAPES = {"\\G": "\\G (where the search started)"}
 #: An inline option group: Ruby's ``m`` is ``regex``'s ``s`` (a dot takes a newline), and
 #: Ruby has no ``s``.
 _OPTIONS = re.compile(r"\(\?([imx]*)(?:-([imx]*))?([:)])")
+#: Any other group that starts with a letter: an option Ruby syntax does not have (HF
+#: refuses ``(?s)``, ``(?P<name>...)``) or one of Oniguruma's own (``(?W)``: ASCII
+#: ``\\w``, ``(?L)``: the longest match...), which ``regex`` reads otherwise or not at all.
+_OTHER_OPTIONS = re.compile(r"\(\?[A-Za-z][^:)]*[:)]?")
 #: Letters that fold differently in Oniguruma, outside classes where case is ignored:
 #: ``regex`` also takes the dotted and dotless I of Turkish for i and I.
 _CASELESS_LETTERS = {
@@ -138,7 +142,7 @@ def _escape_end(source: str, i: int) -> int:
     if i + 1 >= len(source):
         return len(source)
     kind = source[i + 1]
-    if kind in "pPxkgN" and i + 2 < len(source) and source[i + 2] in "{<":
+    if kind in "pPxokgN" and i + 2 < len(source) and source[i + 2] in "{<":
         close = source.find("}" if source[i + 2] == "{" else ">", i + 3)
         return close + 1 if close >= 0 else len(source)
     if kind == "x":
@@ -146,9 +150,30 @@ def _escape_end(source: str, i: int) -> int:
         while end < len(source) and end < i + 4 and source[end] in "0123456789abcdefABCDEF":
             end += 1
         return end
-    if kind in "pP":
+    if kind in "pPc":
         return min(i + 3, len(source))
+    if kind == "C" and source.startswith("-", i + 2):
+        return min(i + 4, len(source))
     return i + 2
+
+
+def _char_escape(escape: str, source: str) -> Optional[str]:
+    """``regex``'s spelling of a character escape that Ruby syntax spells its own way
+    (``\\x{e9}``, ``\\o{351}``, ``\\e``, ``\\cA``, ``\\C-a``), or None for any other escape."""
+    if escape.startswith(("\\x{", "\\o{")) and escape.endswith("}"):
+        try:
+            code = int(escape[3:-1], 16 if escape[1] == "x" else 8)
+        except ValueError:
+            return None
+        if code > 0x10FFFF or 0xD800 <= code < 0xE000:
+            raise PureBPEError(f"pattern {source!r}: {escape} is no character")
+        return f"\\U{code:08x}"
+    if escape == "\\e":
+        return "\\x1b"
+    if (len(escape) == 3 and escape[1] == "c") or (len(escape) == 4 and escape.startswith("\\C-")):
+        control = escape[-1]
+        return "\\x7f" if control == "?" else f"\\x{ord(control) & 0x1F:02x}"
+    return None
 
 
 def _class_item_end(source: str, j: int) -> int:
@@ -201,7 +226,7 @@ def _class_source(text: str) -> Tuple[str, bool]:
     while j < len(text):
         end = max(_class_item_end(text, j), j + 1)
         piece = text[j:end]
-        spelled = _CLASS_ESCAPES.get(piece, piece)
+        spelled = _CLASS_ESCAPES.get(piece) or _char_escape(piece, text) or piece
         nested = nested or spelled.startswith("[^")
         out.append(spelled)
         j = end
@@ -225,8 +250,11 @@ def regex_source(source: str) -> str:
     ``\z`` outside classes and ``\w`` inside them are spelled out (``_ESCAPES``,
     ``_CLASS_ESCAPES``). An option setting (``a(?i)b|c``) lasts to the end of its group,
     alternatives included (``a(?i:b|c)``); where case is ignored, a property (``\p{Lu}``)
-    still heeds it and i is not Turkish (``_CASELESS_LETTERS``). Not followed: Oniguruma's
-    full case folding (``(?i)ss`` also matches ``ß``), and Turkish i inside classes.
+    still heeds it and i is not Turkish (``_CASELESS_LETTERS``). Ruby's character escapes
+    (``\x{e9}``, ``\e``, ``\cA``...) become ``regex``'s; an option group Ruby syntax lacks
+    (``(?s)``) or Oniguruma reads its own way (``(?W)``) is refused. Not followed:
+    Oniguruma's full case folding (``(?i)ss`` also matches ``ß``), and Turkish i inside
+    classes.
 
     >>> print(regex_source(r"[^(\s|[.,])]+"))
     (?V1)[^(\s|[.,])]+
@@ -256,7 +284,7 @@ def regex_source(source: str) -> str:
             escape = source[i:end]
             if escape in _UNSUPPORTED_ESCAPES:
                 raise PureBPEError(f"pattern {source!r}: {_UNSUPPORTED_ESCAPES[escape]} is not supported")
-            spelled = _ESCAPES.get(escape, escape)
+            spelled = _ESCAPES.get(escape) or _char_escape(escape, source) or escape
             if caseless and spelled[1:2] in ("p", "P"):
                 spelled = "(?-i:" + spelled + ")"  # Oniguruma ignores case in no property
             out.append(spelled)
@@ -280,6 +308,12 @@ def regex_source(source: str) -> str:
             continue
         if char == "(":
             options = _OPTIONS.match(source, i)
+            other = None if options is not None else _OTHER_OPTIONS.match(source, i)
+            if other is not None:
+                raise PureBPEError(
+                    f"pattern {source!r}: the option group {other.group()} is not supported "
+                    "(Oniguruma's Ruby syntax, which HF reads, has the options i, m and x)"
+                )
             if options is None:
                 groups.append(len(out))
                 scopes.append((caseless, 0))
