@@ -246,6 +246,16 @@ def test_a_search_anchor_is_refused() -> None:
         HFPattern({"Regex": "\\Ga"})
 
 
+def test_keep_is_refused() -> None:
+    with pytest.raises(PureBPEError, match=r"\\K \(keep what was matched out of the match\) is not"):
+        HFPattern({"Regex": "a\\K"})
+
+
+def test_a_unicode_escape_is_one_atom() -> None:
+    # \u00e9{2} repeats the é, which the interval's rewriting must not cut in two.
+    assert HFPattern({"Regex": "\\u00e9{1,2}+"}).spans("\u00e9\u00e9\u00e9x") == [(0, 3)]
+
+
 def test_empty_matches_follow_oniguruma() -> None:
     # After a match ending at i, an empty match at i is skipped (HF's onig iterator).
     assert HFPattern({"Regex": "x*"}).spans("axxb") == [(0, 0), (1, 3), (4, 4)]

@@ -98,7 +98,11 @@ _ESCAPES: Dict[str, str] = {
     "\\N": "[^\\n]",
 }
 #: Escapes with no ``regex`` spelling of the same meaning: refused in one line.
-_UNSUPPORTED_ESCAPES = {"\\G": "\\G (where the search started)"}
+_UNSUPPORTED_ESCAPES = {
+    "\\G": "\\G (where the search started)",
+    # Oniguruma's iterator goes on a character past a match that \K left empty.
+    "\\K": "\\K (keep what was matched out of the match)",
+}
 #: An inline option group: Ruby's ``m`` is ``regex``'s ``s`` (a dot takes a newline), and
 #: Ruby has no ``s``.
 _OPTIONS = re.compile(r"\(\?([imx]*)(?:-([imx]*))?([:)])")
@@ -137,6 +141,10 @@ _CLASS_ESCAPES: Dict[str, str] = {
 _INTERVAL = re.compile(r"\{([0-9]*)(,[0-9]*)?\}")
 
 
+#: The most hexadecimal digits of ``\\xHH``, ``\\uHHHH`` and (``regex``) ``\\UHHHHHHHH``.
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+
 def _escape_end(source: str, i: int) -> int:
     """The end of the escape sequence starting with the backslash at ``i``."""
     if i + 1 >= len(source):
@@ -145,9 +153,10 @@ def _escape_end(source: str, i: int) -> int:
     if kind in "pPxokgN" and i + 2 < len(source) and source[i + 2] in "{<":
         close = source.find("}" if source[i + 2] == "{" else ">", i + 3)
         return close + 1 if close >= 0 else len(source)
-    if kind == "x":
+    digits = _HEX_DIGITS.get(kind)
+    if digits is not None:
         end = i + 2
-        while end < len(source) and end < i + 4 and source[end] in "0123456789abcdefABCDEF":
+        while end < len(source) and end < i + 2 + digits and source[end] in "0123456789abcdefABCDEF":
             end += 1
         return end
     if kind in "pPc":

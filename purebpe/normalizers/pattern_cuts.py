@@ -54,18 +54,8 @@ _Node = Tuple[bool, FrozenSet[int], FrozenSet[int], Optional[int]]
 #: Escapes that do not stand for one character: zero-width ones that look back or at
 #: word boundaries, several characters (``\X``, ``\R``), or the match so far (``\K``).
 _REFUSED_ESCAPES = frozenset("AbBGKkmMXRg0123456789")
-#: Hexadecimal digits after ``\\u`` and ``\\U``.
-_HEX_DIGITS = {"u": 4, "U": 8}
 #: Zero-width escapes that look at the end of the text only.
 _END_ESCAPES = {"Z": 1, "z": 0}
-
-
-def _atom_escape_end(source: str, i: int) -> int:
-    """The end of the escape at ``i`` outside a class (``\\uXXXX`` and ``\\UXXXXXXXX`` too)."""
-    digits = _HEX_DIGITS.get(source[i + 1 : i + 2])
-    if digits is not None:
-        return min(i + 2 + digits, len(source))
-    return _escape_end(source, i)
 
 
 class _Unsupported(Exception):
@@ -183,7 +173,7 @@ class _Parser:
             self.i = end
             return self._position(atom, flags)
         if char == "\\":
-            end = _atom_escape_end(source, self.i)
+            end = _escape_end(source, self.i)
             atom = source[self.i : end]
             self.i = end
             kind = atom[1:2]
