@@ -404,3 +404,77 @@ def test_named_pretokenizer_names_the_engine_pipelines() -> None:
         named_pretokenizer(from_json({"type": "Sequence", "pretokenizers": [cl100k_split, byte_level]}))
         is None
     )
+
+
+#: Pieces of Oniguruma patterns for the differential test below: atoms (zero-width ones
+#: take no quantifier, which Oniguruma refuses) and quantifiers, Ruby's spellings included.
+_PATTERN_ATOMS = [
+    "a", "b", "A", "1", " ", "\\n", ".", "\\s", "\\S", "\\d", "\\D", "\\w", "\\W", "\\h",
+    "\\p{L}", "\\p{N}", "\\P{L}", "\\p{Lu}", "[ab]", "[^a]", "[a-c1]", "[\\s\\d]",
+    "[^\\s\\p{L}]", "[[:alpha:]]", "[[:space:]]", "[[:punct:]]", "[[:digit:]]", "é", "ß",
+    "\\u00e9", "\\x41", "\\x{e9}", "[^\\r\\n]", "i", "I",
+]  # fmt: skip
+_ZERO_WIDTH = ["\\b", "\\B", "^", "$", "\\A", "\\z", "\\Z", "(?=a)", "(?!\\S)", "(?<=a)", "(?<!\\s)"]
+_QUANTIFIERS = [
+    "",
+    "*",
+    "+",
+    "?",
+    "*?",
+    "+?",
+    "??",
+    "{2}",
+    "{1,2}",
+    "{,2}",
+    "{2,}",
+    "++",
+    "?+",
+    "{1,3}+",
+    "{2}?",
+]
+_SETTINGS = ["(?i)", "(?-i)", "(?m)"]
+
+
+@st.composite
+def oniguruma_patterns(draw: Any) -> str:
+    """Alternatives of atoms, settings and one level of groups."""
+
+    def sequence(depth: int) -> str:
+        out = []
+        for _ in range(draw(st.integers(1, 3))):
+            kind = draw(st.sampled_from(["atom", "atom", "atom", "zero", "setting", "group"]))
+            if kind == "atom":
+                out.append(draw(st.sampled_from(_PATTERN_ATOMS)) + draw(st.sampled_from(_QUANTIFIERS)))
+            elif kind == "zero":
+                out.append(draw(st.sampled_from(_ZERO_WIDTH)))
+            elif kind == "setting":
+                out.append(draw(st.sampled_from(_SETTINGS)))
+            elif depth == 0:
+                opening = draw(st.sampled_from(["(", "(?:", "(?i:", "(?>"]))
+                out.append(opening + alternatives(1) + ")" + draw(st.sampled_from(_QUANTIFIERS[:4])))
+        return "".join(out)
+
+    def alternatives(depth: int) -> str:
+        return "|".join(sequence(depth) for _ in range(draw(st.integers(1, 3))))
+
+    return alternatives(0)
+
+
+@pytest.mark.peers
+@given(
+    oniguruma_patterns(),
+    st.lists(
+        st.text(alphabet="abAB1 \n\t\u00e9.\u00dfx\u00a0\u0663\r_-\u03a3iI\u0131\u0130", max_size=8),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_patterns_match_where_oniguruma_matches(pattern: str, texts: List[str]) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    try:
+        reference = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "|")
+    except Exception:
+        return  # Oniguruma refuses the pattern (a repeat of nothing, say)
+    mine = normalizer_from_json({"type": "Replace", "pattern": {"Regex": pattern}, "content": "|"})
+    for text in texts:
+        assert mine.normalize_str(text) == reference.normalize_str(text), (pattern, text)
