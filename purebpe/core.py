@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import platform
 from array import array
-from typing import Any, Callable, Dict, Final, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Final, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 import attr
 
@@ -137,7 +137,14 @@ def _apply_merges_long(word: Sequence[int], ranks: Mapping[int, int]) -> Sequenc
     return [t for t in tokens if t >= 0]
 
 
-def merge_in_place(tokens: List[int], ranks: Mapping[int, int]) -> bool:
+class RankLookup(Protocol):
+    """Where :func:`merge_in_place` reads a pair's packed rank: a dict of them, or anything
+    with a dict's ``get`` (None for a pair that does not merge)."""
+
+    def get(self, __pair: int) -> Optional[int]: ...
+
+
+def merge_in_place(tokens: List[int], ranks: RankLookup) -> bool:
     """:func:`apply_merges`' rule on ``tokens`` in place, with a heap of ``rank << 32 | position``.
 
     A merged token stays at its left part's position and every token merged into it
