@@ -33,8 +33,6 @@ written into it, as one unit (:func:`purebpe._atomic.write_files`).
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
@@ -203,10 +201,8 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
     The ranks are written as they are -- ids and priorities, tiktoken's whole-token rule
     included -- where :func:`purebpe.formats.save` would go through merges.
     """
-    from .._atomic import digest
-    from ..formats.tiktoken_format import _RANKS_DIGEST
-    from ..formats.tiktoken_format import FILES as TIKTOKEN_FILES
-    from ..pretokenize import Pattern, pattern_string, pretokenizer_to_json
+    from ..formats.tiktoken_format import write_rank_files
+    from ..pretokenize import Pattern
 
     assert tok._whole_tokens is not None
     if isinstance(tok.pretokenizer, Pattern):
@@ -215,23 +211,9 @@ def save_ranks(tok: "Tokenizer", directory: Path) -> List[Path]:
             "into matches alone (tiktoken drops text between matches); convert to hf or purebpe"
         )
     ranks = sorted(tok._whole_tokens.items(), key=lambda item: item[1])
-    # An empty token (Whisper's multilingual file has one) is written "=", as Whisper does.
-    ranks_data = "".join(
-        f"{base64.b64encode(token).decode('ascii') or '='} {rank}\n" for token, rank in ranks
-    ).encode()
-    specials = dict(sorted(tok.special_ids.items(), key=lambda item: item[1]))
-    ids = [rank for _, rank in ranks] + list(specials.values())
-    sidecar = {
-        "pretokenizer": pretokenizer_to_json(tok.pretokenizer),
-        "pat_str": pattern_string(tok.pretokenizer),
-        "special_tokens": specials,
-        "explicit_n_vocab": max(ids) + 1 if len(set(ids)) == max(ids) + 1 else None,
-        _RANKS_DIGEST: digest(ranks_data),
-    }
-    paths = [directory / TIKTOKEN_FILES[0], directory / TIKTOKEN_FILES[1]]
-    sidecar_data = (json.dumps(sidecar, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-    write_files([(paths[1], sidecar_data), (paths[0], ranks_data)])
-    return paths
+    ids = [rank for _, rank in ranks] + list(tok.special_ids.values())
+    explicit_n_vocab = max(ids) + 1 if len(set(ids)) == max(ids) + 1 else None
+    return write_rank_files(directory, ranks, tok.special_ids, tok.pretokenizer, explicit_n_vocab)
 
 
 def _read_back(paths: List[Path], format: str) -> "Tokenizer":

@@ -43,7 +43,7 @@ import base64
 import importlib
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .._atomic import MismatchedFiles, digest, file_digest, read_together, write_files
 from ..errors import PureBPEError, excerpt
@@ -101,23 +101,35 @@ def save(model: BPEModel, directory: Path) -> List[Path]:
     by_bytes = tokens_by_bytes(model, "tiktoken")
     _check_rank_order(model, by_bytes)
     _check_no_special_prefixes(model.special_tokens)
-    lines = [
-        f"{base64.b64encode(token).decode('ascii')} {tid}"
-        for token, tid in sorted(by_bytes.items(), key=lambda item: item[1])
-    ]
-    special_ids = model.special_ids()
+    ranks = sorted(by_bytes.items(), key=lambda item: item[1])
+    return write_rank_files(directory, ranks, model.special_ids(), model.pretokenizer, max(model.vocab) + 1)
+
+
+def write_rank_files(
+    directory: Path,
+    ranks: List[Tuple[bytes, int]],
+    special_ids: Dict[str, int],
+    pretokenizer: Pretokenizer,
+    explicit_n_vocab: Optional[int],
+) -> List[Path]:
+    """Write ``ranks`` (``(token, rank)`` in rank order) and the sidecar as one unit.
+
+    The sidecar records the ranks' digest, so that ranks from another save are refused.
+    An empty token (Whisper's multilingual file has one) is written ``=``, as Whisper does.
+    """
+    ranks_data = "".join(
+        f"{base64.b64encode(token).decode('ascii') or '='} {rank}\n" for token, rank in ranks
+    ).encode("ascii")
     sidecar: Dict[str, Any] = {
-        "pretokenizer": pretokenizer_to_json(model.pretokenizer),
-        "pat_str": pattern_string(model.pretokenizer),
+        "pretokenizer": pretokenizer_to_json(pretokenizer),
+        "pat_str": pattern_string(pretokenizer),
         "special_tokens": dict(sorted(special_ids.items(), key=lambda item: item[1])),
-        "explicit_n_vocab": max(model.vocab) + 1,
+        "explicit_n_vocab": explicit_n_vocab,
+        _RANKS_DIGEST: digest(ranks_data),
     }
-    ranks_data = ("\n".join(lines) + "\n").encode("utf-8")
-    sidecar[_RANKS_DIGEST] = digest(ranks_data)
     ranks_path, sidecar_path = directory / FILES[0], directory / FILES[1]
     # The sidecar first: a crash before the ranks follow leaves a detectable mismatch.
-    sidecar_data = json_bytes(sidecar)
-    write_files([(sidecar_path, sidecar_data), (ranks_path, ranks_data)])
+    write_files([(sidecar_path, json_bytes(sidecar)), (ranks_path, ranks_data)])
     return [ranks_path, sidecar_path]
 
 
