@@ -8,8 +8,10 @@ code point, and on Hypothesis text.  A safe cut must change nothing, wherever it
 from __future__ import annotations
 
 import collections
+import json
 import sys
 import unicodedata
+from pathlib import Path
 from typing import Callable, Dict, List
 
 import pytest
@@ -17,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import purebpe
+from purebpe import BPEModel
 from purebpe.errors import PureBPEError
 from purebpe.formats.hf import hf_regex
 from purebpe.pretokenize import (
@@ -420,6 +423,50 @@ def test_hf_export_refuses_what_oniguruma_reads_otherwise() -> None:
         hf_regex(Pattern(r"\d{1,3}+"))
     assert hf_regex(Pattern(r"\d{1,3}")) == r"\d{1,3}"
     assert r"{1,3}+" not in hf_regex("cl100k")
+    # A line anchor, Oniguruma's word characters, an option setting that takes the
+    # alternatives after it: each would split otherwise in HF.
+    for source in (r"\s+$|\S+", r"\w+|\W+", r"'s|(?i)'t|\p{L}+"):
+        with pytest.raises(PureBPEError, match="reads it otherwise than the regex package does"):
+            hf_regex(Pattern(source))
+
+
+def _plain_hf_file(directory: Path, regex: str) -> Path:
+    """A ``tokenizer.json`` of the shape purebpe writes, ``regex`` its Split, merging 0 0
+    (id 256) and a with the first byte of ``²`` (id 257)."""
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    split = {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
+    path = BPEModel.from_merges([(b"0", b"0"), (b"a", b"\xc2")], []).save(directory, "hf")[0]
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split, byte_level]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+#: HF's ids of "a²b 0000" with each Split regex (recorded from tokenizers 0.22): Oniguruma's
+#: \w takes ², and tiktoken's own cl100k string takes a whole run of digits in HF.
+HF_READS_OTHERWISE = {
+    r"\w+|[^\w\s]+|\s+": [257, 178, 98, 32, 256, 256],
+    PATTERNS["cl100k"]: [97, 194, 178, 98, 32, 256, 256],
+}
+
+
+def test_loading_refuses_a_split_hf_reads_otherwise(tmp_path: Path) -> None:
+    # Read by regex, these would give other ids than HF's; Tokenizer.from_file reads them
+    # as HF does.
+    for regex, ids in HF_READS_OTHERWISE.items():
+        path = _plain_hf_file(tmp_path, regex)
+        with pytest.raises(PureBPEError, match=r"tokenizer.json: Split regex .* purebpe.Tokenizer.from_file"):
+            purebpe.load(path)
+        assert purebpe.Tokenizer.from_file(path).encode("a\u00b2b 0000") == ids
+    assert purebpe.load(_plain_hf_file(tmp_path, hf_regex("cl100k"))).pretokenizer == "cl100k"
+
+
+@pytest.mark.peers
+def test_hf_reads_them_otherwise(tmp_path: Path) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    for regex, ids in HF_READS_OTHERWISE.items():
+        path = _plain_hf_file(tmp_path, regex)
+        assert tokenizers.Tokenizer.from_file(str(path)).encode("a\u00b2b 0000").ids == ids
 
 
 # --------------------------------------------------------------------------------------

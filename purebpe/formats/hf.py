@@ -14,8 +14,10 @@ A ``pretokenizer="none"`` model gets a ``Sequence`` of ``Split("\\n",
 Every other pattern -- ``"cl100k"``, ``"o200k"``, a :class:`purebpe.Pattern` -- is written
 the way HF itself writes GPT-4-style tokenizers (Llama 3's ``tokenizer.json``, say): a
 ``Sequence`` of ``Split(Regex(pattern), "Isolated")`` and ``ByteLevel(use_regex=false)``.
-Reading maps a ``Split`` regex back to its name when it is exactly a named pattern's
-string, and to a :class:`purebpe.Pattern` otherwise.
+Reading maps a ``Split`` regex to what HF's engine (Oniguruma) reads it as: a named
+pattern, or a :class:`purebpe.Pattern` that the ``regex`` package reads alike. A regex the
+two engines read otherwise (``\\w``, ``$``, tiktoken's own cl100k string...) is refused, as
+writing one is: :meth:`purebpe.Tokenizer.from_file` loads such a file with HF's reading.
 
 Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokenizers
 >= 0.20), and refuses options purebpe does not implement (a normalizer, dropout,
@@ -25,12 +27,13 @@ Reading accepts the same shapes, merges also as ``[left, right]`` pairs (tokeniz
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .._atomic import write_files
 from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
+from ..normalizers.pattern import named_pattern, regex_source
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from ..pretokenize.resolve import POSSESSIVE_INTERVAL
 from .bytelevel import assemble, is_id, json_bytes, read_json, tokens_by_bytes
@@ -62,8 +65,32 @@ def hf_regex(pretokenizer: Pretokenizer) -> str:
                 "(Oniguruma) reads X{m,n}+ as a repeat of X{m,n}, not as possessive; write "
                 "(?>X{m,n}) instead"
             )
+        if _hf_reading(pretokenizer.regex) != check_pretokenizer(pretokenizer):
+            raise PureBPEError(
+                f"cannot write pattern {pretokenizer.regex!r} for HF tokenizers: its engine "
+                f"(Oniguruma, Ruby syntax) reads it otherwise than the regex package does "
+                f"({_ONIGURUMA_READING}); spell it so that both read it alike"
+            )
         return pretokenizer.regex
     return _HF_SPELLING.get(pretokenizer, PATTERNS[pretokenizer])
+
+
+#: What tells the two engines apart, for the errors.
+_ONIGURUMA_READING = "\\w, \\b, ^, $, X{m,n}+, POSIX brackets and options inside a pattern differ"
+
+
+def _hf_reading(source: str, origin: str = "") -> Optional[Pretokenizer]:
+    """What HF reads the ``Split`` regex ``source`` as, in purebpe's terms: a named pattern
+    (:func:`purebpe.normalizers.pattern.named_pattern` of Oniguruma's reading), or a
+    :class:`Pattern` that ``regex`` reads alike; else None."""
+    try:
+        reading = regex_source(source)
+    except PureBPEError:
+        return None
+    name = named_pattern(reading)
+    if name is not None:
+        return name
+    return check_pretokenizer(Pattern(source, origin=origin)) if reading == source else None
 
 
 def _regex_split(source: str) -> Dict[str, Any]:
@@ -193,10 +220,16 @@ def _pretokenizer_name(pre_tokenizer: Any, origin: str = "") -> Pretokenizer:
             return name
     source = _split_regex(pre_tokenizer)
     if source is not None:
-        for name in PATTERNS:
-            if source in (PATTERNS[name], _HF_SPELLING.get(name)):
-                return name
-        return check_pretokenizer(Pattern(source, origin=origin))  # origin: named if it runs too long
+        reading = _hf_reading(source, origin)  # origin: named if it runs too long
+        if reading is None:
+            # Read as a Pattern, it would split otherwise than HF (tiktoken's own cl100k
+            # string among them: HF takes a whole run of digits where "cl100k" takes three).
+            raise PureBPEError(
+                f"Split regex {excerpt(source)}: HF's engine (Oniguruma) reads it otherwise than "
+                f"the regex package does ({_ONIGURUMA_READING}); load this file with "
+                "purebpe.Tokenizer.from_file, which runs HF's whole pipeline"
+            )
+        return reading
     kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
     raise PureBPEError(
         f"pre_tokenizer {kind!r} is not supported (purebpe reads ByteLevel with "
