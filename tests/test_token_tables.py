@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pickle
 from random import Random
-from typing import Dict, List
+from typing import Dict, List, Optional
 from unittest import mock
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from purebpe import BPEModel, Tokenizer, word_encoder
+from purebpe import BPEModel, Tokenizer, core, word_encoder
 from purebpe.specials import SpecialPolicy
 from purebpe.token_tables import NO_TOKEN, TokenTables, merge_tables, rank_tables
 
@@ -87,6 +87,22 @@ def _tiktoken_rule(ranks: Dict[bytes, int], word: bytes, whole: bool = True) -> 
             return [ranks[part] for part in parts]
         _, i = min(found)
         parts[i : i + 2] = [parts[i] + parts[i + 1]]
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_long_words_merge_by_tiktokens_rule_like_short_ones(data: st.DataObject) -> None:
+    # A rank file's WordEncoder looks pairs up by their bytes, on both sides of LONG_WORD.
+    length = data.draw(st.integers(core.LONG_WORD - 3, 3 * core.LONG_WORD), label="length")
+    word = bytes(data.draw(st.lists(st.integers(0, 3), min_size=length, max_size=length), label="word"))
+    ranks = {bytes([b]): b for b in range(256)}
+    for token in data.draw(
+        st.lists(st.binary(min_size=2, max_size=6).map(lambda t: bytes(b % 4 for b in t))), label="tokens"
+    ):
+        ranks.setdefault(token, len(ranks))
+    token_bytes: List[Optional[bytes]] = list(ranks)
+    encoder = word_encoder.WordEncoder({}, list(range(256)), ranks, token_bytes)
+    assert encoder.merge(word) == _tiktoken_rule(ranks, word, whole=False)
 
 
 # Rank files over a small alphabet, built by no training: a token may rank below its

@@ -7,7 +7,7 @@ import pickle
 import random
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 from unittest import mock
 
 import pytest
@@ -380,34 +380,6 @@ def test_long_words_merge_like_short_ones(data: st.DataObject) -> None:
         expected = merge_word(expected, left, right, new)
     assert list(apply_merges(word, ranks)) == expected
     assert WordEncoder(ranks, list(range(256)), None).merge(bytes(word)) == expected
-
-
-def _merge_by_tiktoken_rule(data: bytes, ranks: Dict[bytes, int]) -> List[int]:
-    """tiktoken's rule, written plainly: merge the adjacent pair whose bytes together are
-    the lowest-ranked token, the leftmost first, until none is a token."""
-    parts = [data[i : i + 1] for i in range(len(data))]
-    while True:
-        found = [(ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in ranks]
-        if not found:
-            return [ranks[part] for part in parts]
-        _, i = min(found)
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-
-
-@settings(max_examples=30)
-@given(st.data())
-def test_long_words_merge_by_tiktokens_rule_like_short_ones(data: st.DataObject) -> None:
-    # A rank file's WordEncoder looks pairs up by their bytes, on both sides of LONG_WORD.
-    length = data.draw(st.integers(core.LONG_WORD - 3, 3 * core.LONG_WORD), label="length")
-    word = bytes(data.draw(st.lists(st.integers(0, 3), min_size=length, max_size=length), label="word"))
-    ranks = {bytes([b]): b for b in range(256)}
-    for token in data.draw(
-        st.lists(st.binary(min_size=2, max_size=6).map(lambda t: bytes(b % 4 for b in t))), label="tokens"
-    ):
-        ranks.setdefault(token, len(ranks))
-    token_bytes: List[Optional[bytes]] = list(ranks)
-    encoder = WordEncoder({}, list(range(256)), ranks, token_bytes)
-    assert encoder.merge(word) == _merge_by_tiktoken_rule(word, ranks)
 
 
 # --------------------------------------------------------------------------------------
