@@ -34,6 +34,7 @@ from ..bytemap import decode_token, encode_token
 from ..errors import PureBPEError, excerpt, naming_errors
 from ..model import BPEModel
 from ..normalizers.pattern import named_pattern, regex_source
+from ..normalizers.pattern_cuts import may_match_empty
 from ..pretokenize import PATTERNS, Pattern, Pretokenizer, check_pretokenizer
 from ..pretokenize.resolve import POSSESSIVE_INTERVAL
 from .bytelevel import assemble, is_id, json_bytes, read_json, tokens_by_bytes
@@ -76,13 +77,16 @@ def hf_regex(pretokenizer: Pretokenizer) -> str:
 
 
 #: What tells the two engines apart, for the errors.
-_ONIGURUMA_READING = "\\w, \\b, ^, $, X{m,n}+, POSIX brackets and options inside a pattern differ"
+_ONIGURUMA_READING = (
+    "\\w, \\b, ^, $, X{m,n}+, POSIX brackets, options inside a pattern and what follows an empty match differ"
+)
 
 
 def _hf_reading(source: str, origin: str = "") -> Optional[Pretokenizer]:
     """What HF reads the ``Split`` regex ``source`` as, in purebpe's terms: a named pattern
     (:func:`purebpe.normalizers.pattern.named_pattern` of Oniguruma's reading), or a
-    :class:`Pattern` that ``regex`` reads alike; else None."""
+    :class:`Pattern` that ``regex`` reads alike and that cannot match the empty string
+    (after an empty match the two engines search on differently); else None."""
     try:
         reading = regex_source(source)
     except PureBPEError:
@@ -90,7 +94,9 @@ def _hf_reading(source: str, origin: str = "") -> Optional[Pretokenizer]:
     name = named_pattern(reading)
     if name is not None:
         return name
-    return check_pretokenizer(Pattern(source, origin=origin)) if reading == source else None
+    if reading != source or may_match_empty(source):
+        return None  # read otherwise, or matched otherwise after an empty match
+    return check_pretokenizer(Pattern(source, origin=origin))
 
 
 def _regex_split(source: str) -> Dict[str, Any]:

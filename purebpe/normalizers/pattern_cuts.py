@@ -45,7 +45,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .pattern import HFPattern, _class_end, _escape_end, regex_source
 
-__all__ = ["PatternCuts", "pattern_cuts"]
+__all__ = ["PatternCuts", "may_match_empty", "pattern_cuts"]
 
 #: A parsed piece of a pattern: (nullable, first positions, last positions, longest match
 #: in characters or None for unbounded).
@@ -321,6 +321,21 @@ class PatternCuts:
         if self._string is not None:
             return char not in self._string
         return self._mask(char) == 0
+
+
+def may_match_empty(source: str) -> bool:
+    """Whether a ``regex``-syntax pattern may match the empty string somewhere (True where
+    the analysis cannot tell: a lookbehind, a backreference...). There Oniguruma's iterator
+    and ``regex``'s ``finditer`` can find other matches
+    (:func:`~purebpe.normalizers.pattern.oniguruma_spans`).
+
+    >>> may_match_empty(r" ?\\p{L}+"), may_match_empty(r"\\p{L}+|(?=x)"), may_match_empty("a*?")
+    (False, True, True)
+    """
+    try:
+        return _Parser(source).parse()[0]
+    except (_Unsupported, IndexError):
+        return True
 
 
 def pattern_cuts(pattern: HFPattern) -> PatternCuts:
