@@ -69,7 +69,7 @@ def hf_regex(pretokenizer: Pretokenizer) -> str:
         if _hf_reading(pretokenizer.regex) != check_pretokenizer(pretokenizer):
             raise PureBPEError(
                 f"cannot write pattern {pretokenizer.regex!r} for HF tokenizers: its engine "
-                f"(Oniguruma, Ruby syntax) reads it otherwise than the regex package does "
+                f"(Oniguruma, Ruby syntax) may read it otherwise than the regex package does "
                 f"({_ONIGURUMA_READING}); spell it so that both read it alike"
             )
         return pretokenizer.regex
@@ -78,7 +78,8 @@ def hf_regex(pretokenizer: Pretokenizer) -> str:
 
 #: What tells the two engines apart, for the errors.
 _ONIGURUMA_READING = (
-    "\\w, \\b, ^, $, X{m,n}+, POSIX brackets, options inside a pattern and what follows an empty match differ"
+    "\\w, \\b, ^, $, X{m,n}+, POSIX brackets, options inside a pattern and what follows an "
+    "empty match differ; a lookbehind is not analysed"
 )
 
 
@@ -231,8 +232,8 @@ def _pretokenizer_name(pre_tokenizer: Any, origin: str = "") -> Pretokenizer:
             # Read as a Pattern, it would split otherwise than HF (tiktoken's own cl100k
             # string among them: HF takes a whole run of digits where "cl100k" takes three).
             raise PureBPEError(
-                f"Split regex {excerpt(source)}: HF's engine (Oniguruma) reads it otherwise than "
-                f"the regex package does ({_ONIGURUMA_READING}); load this file with "
+                f"Split regex {excerpt(source)}: HF's engine (Oniguruma) may read it otherwise "
+                f"than the regex package does ({_ONIGURUMA_READING}); load this file with "
                 "purebpe.Tokenizer.from_file, which runs HF's whole pipeline"
             )
         return reading
