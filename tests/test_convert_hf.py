@@ -98,27 +98,41 @@ def test_what_the_plain_formats_cannot_hold_is_named(
         assert f"the {format} format cannot hold {reason}" in err, err
 
 
-def test_a_split_regex_that_is_no_named_pattern_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def with_split(regex: str) -> Dict[str, Any]:
+    """GPT-2's pipeline with a ``Split`` regex, then bytes, as its pre-tokenizer."""
     doc = document("gpt2")
     doc["pre_tokenizer"] = {
         "type": "Sequence",
         "pretokenizers": [
-            {
-                "type": "Split",
-                "pattern": {"Regex": "\\p{L}+|\\p{N}|[^\\p{L}\\p{N}]+"},
-                "behavior": "Isolated",
-                "invert": False,
-            },
+            {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False},
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
         ],
     }
-    source = write(tmp_path, doc)
-    assert "the pre-tokenizer 'Sequence'" in refused(tmp_path, capsys, source, "gpt2")
+    return doc
+
+
+def test_a_split_regex_that_is_no_named_pattern_goes_to_purebpe_and_hf_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write(tmp_path, with_split("\\p{L}+|\\p{N}|[^\\p{L}\\p{N}]+"))
+    for format in ("gpt2", "tiktoken"):
+        err = refused(tmp_path, capsys, source, format)
+        assert f"the {format} format cannot hold a Split regex that is no named pattern" in err
+    reference = [load_hf(source).encode(t) for t in TEXTS]
     assert main(["convert", str(source), str(tmp_path / "hf"), "--format", "hf"]) == 0
-    again = load_hf(tmp_path / "hf" / "tokenizer.json")
-    assert [again.encode(t) for t in TEXTS] == [load_hf(source).encode(t) for t in TEXTS]
+    assert [load_hf(tmp_path / "hf" / "tokenizer.json").encode(t) for t in TEXTS] == reference
+    assert main(["convert", str(source), str(tmp_path / "pb"), "--format", "purebpe"]) == 0
+    assert [load_tokenizer(tmp_path / "pb").encode(t) for t in TEXTS] == reference
+
+
+def test_a_split_regex_the_engines_read_otherwise_goes_to_hf_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # \w is Oniguruma's word characters in HF: a regex Pattern would split otherwise.
+    source = write(tmp_path, with_split("\\w+|[^\\w\\s]+|\\s+"))
+    assert "the purebpe format cannot hold the pre-tokenizer 'Sequence'" in refused(
+        tmp_path, capsys, source, "purebpe"
+    )
 
 
 def test_ignore_merges_goes_where_it_can_be_held(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -118,10 +118,13 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
         if model_json.get(option):
             raise PureBPEError(f"{where} {what} (model option {option}); convert to hf")
     if hf.fast is None:
-        raise PureBPEError(
-            f"{where} the pre-tokenizer {kind(document.get('pre_tokenizer'))} (not a named pattern "
-            "with ByteLevel) or a model without a token for every byte; convert to hf"
-        )
+        if not _custom_split(document):
+            raise PureBPEError(
+                f"{where} the pre-tokenizer {kind(document.get('pre_tokenizer'))} (not a named "
+                "pattern with ByteLevel) or a model without a token for every byte; convert to hf"
+            )
+        if format != "purebpe":
+            raise PureBPEError(f"{where} a Split regex that is no named pattern; convert to purebpe or hf")
     decoder = document.get("decoder")
     if decoder is not None and not (isinstance(decoder, dict) and decoder.get("type") == "ByteLevel"):
         raise PureBPEError(f"{where} the decoder {kind(decoder)}; convert to hf")
@@ -157,6 +160,22 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
                 )
             raise PureBPEError(f"{where} this pipeline: {text[:40]!r} encodes to other ids; convert to hf")
     return engine, model
+
+
+def _custom_split(document: Any) -> bool:
+    """Whether the pre-tokenizer is a ``Split`` regex that HF and ``regex`` read alike (a
+    :class:`purebpe.Pattern`, which the purebpe format holds:
+    :func:`purebpe.formats.hf._hf_reading`), then bytes, and every byte has a token (so
+    HF's unknown-token rules never apply)."""
+    from ..bytemap import token_bytes
+    from ..formats.hf import _hf_reading, _split_regex
+
+    source = _split_regex(document.get("pre_tokenizer"))
+    if source is None or _hf_reading(source) is None:
+        return False
+    vocab = (document.get("model") or {}).get("vocab") or {}
+    single_bytes = {data for data in map(token_bytes, vocab) if data is not None and len(data) == 1}
+    return len(single_bytes) == 256
 
 
 def _write_hf_document(hf: "HFTokenizer", directory: Path) -> List[Path]:
