@@ -87,8 +87,9 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
     (HF's ``ignore_merges``), the merges formats never do.
 
     Refused in one line naming the part when the pipeline needs more than a vocab, merges,
-    a named pre-tokenization pattern and special tokens: a normalizer, byte fallback,
-    another pre-tokenizer (``Metaspace``, a ``Split`` regex that is no named pattern), a
+    a named pre-tokenization pattern (for ``purebpe``, also a ``Split`` regex HF and
+    ``regex`` read alike: :func:`_custom_split`) and special tokens: a normalizer, byte
+    fallback, another pre-tokenizer (``Metaspace``, any other ``Split`` regex), a
     subword prefix or word suffix, a decoder other than ``ByteLevel``, an added token that
     strips whitespace or needs word boundaries. A post-processor's BOS/EOS are not held:
     these formats have no ``add_special_tokens`` (the ids kept are HF's
