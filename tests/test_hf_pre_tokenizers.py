@@ -20,13 +20,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from purebpe.errors import PureBPEError
+from purebpe.formats.hf import hf_reading
 from purebpe.normalizers import Normalized
 from purebpe.normalizers import from_json as normalizer_from_json
 from purebpe.normalizers.pattern import HFPattern, oniguruma_spans, regex_source
 from purebpe.pre_tokenizers import Metaspace, from_json, split_text
 from purebpe.pretokenize import Pattern
 from purebpe.pretokenize.custom import regex_budget
-from purebpe.pretokenize.resolve import resolve_hf_pattern
 
 RECORDED = recorded("pre_tokenizers")
 
@@ -223,7 +223,7 @@ def test_oniguruma_readings_recorded_are_hfs() -> None:
 
 
 def test_a_non_ascii_interval_is_no_possessive_interval() -> None:
-    assert resolve_hf_pattern("a{\u0661}+") == Pattern("a{\u0661}+")
+    assert hf_reading("a{\u0661}+") == Pattern("a{\u0661}+")
 
 
 @pytest.mark.parametrize("pattern", ["(?s).", "(?i-s:a)", "(?P<n>a)", "(?W)\\w", "(?L)a|ab"])

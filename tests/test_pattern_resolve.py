@@ -112,9 +112,9 @@ def test_tiktoken_peer_agrees_on_llama3_and_qwen_splits() -> None:
 
 
 def test_hf_patterns_with_a_possessive_interval_are_refused() -> None:
-    from purebpe.pretokenize.resolve import CL100K_HF_PATTERN, resolve_hf_pattern
+    from purebpe.formats.hf import hf_reading
+    from purebpe.pretokenize.resolve import CL100K_HF_PATTERN
 
-    assert resolve_hf_pattern(CL100K_HF_PATTERN) == "cl100k"  # purebpe's own HF spelling
-    assert resolve_hf_pattern(PATTERNS["llama3"]) == "llama3"
-    with pytest.raises(PureBPEError, match="Oniguruma"):
-        resolve_hf_pattern(PATTERNS["cl100k"])  # \p{N}{1,3}+ is a digit run in Oniguruma
+    assert hf_reading(CL100K_HF_PATTERN) == "cl100k"  # purebpe's own HF spelling
+    assert hf_reading(PATTERNS["llama3"]) == "llama3"
+    assert hf_reading(PATTERNS["cl100k"]) is None  # \p{N}{1,3}+ is a digit run in Oniguruma

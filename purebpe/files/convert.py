@@ -166,13 +166,13 @@ def plain_engine(hf: "HFTokenizer", format: str) -> Tuple["Tokenizer", BPEModel]
 def _custom_split(document: Any) -> bool:
     """Whether the pre-tokenizer is a ``Split`` regex that HF and ``regex`` read alike (a
     :class:`purebpe.Pattern`, which the purebpe format holds:
-    :func:`purebpe.formats.hf._hf_reading`), then bytes, and every byte has a token (so
+    :func:`purebpe.formats.hf.hf_reading`), then bytes, and every byte has a token (so
     HF's unknown-token rules never apply)."""
     from ..bytemap import token_bytes
-    from ..formats.hf import _hf_reading, _split_regex
+    from ..formats.hf import _split_regex, hf_reading
 
     source = _split_regex(document.get("pre_tokenizer"))
-    if source is None or _hf_reading(source) is None:
+    if source is None or hf_reading(source) is None:
         return False
     vocab = (document.get("model") or {}).get("vocab") or {}
     single_bytes = {data for data in map(token_bytes, vocab) if data is not None and len(data) == 1}

@@ -66,7 +66,7 @@ def hf_regex(pretokenizer: Pretokenizer) -> str:
                 "(Oniguruma) reads X{m,n}+ as a repeat of X{m,n}, not as possessive; write "
                 "(?>X{m,n}) instead"
             )
-        if _hf_reading(pretokenizer.regex) != check_pretokenizer(pretokenizer):
+        if hf_reading(pretokenizer.regex) != check_pretokenizer(pretokenizer):
             raise PureBPEError(
                 f"cannot write pattern {pretokenizer.regex!r} for HF tokenizers: its engine "
                 f"(Oniguruma, Ruby syntax) may read it otherwise than the regex package does "
@@ -83,7 +83,7 @@ _ONIGURUMA_READING = (
 )
 
 
-def _hf_reading(source: str, origin: str = "") -> Optional[Pretokenizer]:
+def hf_reading(source: str, origin: str = "") -> Optional[Pretokenizer]:
     """What HF reads the ``Split`` regex ``source`` as, in purebpe's terms: a named pattern
     (:func:`purebpe.normalizers.pattern.named_pattern` of Oniguruma's reading), or a
     :class:`Pattern` that ``regex`` reads alike and that cannot match the empty string
@@ -227,7 +227,7 @@ def _pretokenizer_name(pre_tokenizer: Any, origin: str = "") -> Pretokenizer:
             return name
     source = _split_regex(pre_tokenizer)
     if source is not None:
-        reading = _hf_reading(source, origin)  # origin: named if it runs too long
+        reading = hf_reading(source, origin)  # origin: named if it runs too long
         if reading is None:
             # Read as a Pattern, it would split otherwise than HF (tiktoken's own cl100k
             # string among them: HF takes a whole run of digits where "cl100k" takes three).

@@ -40,7 +40,6 @@ __all__ = [
     "POSSESSIVE_INTERVAL",
     "R50K_ORIGINAL_PATTERN",
     "named_pattern",
-    "resolve_hf_pattern",
     "resolve_pattern",
 ]
 
@@ -107,24 +106,3 @@ def resolve_pattern(source: Union[str, Pattern]) -> Union[str, Pattern]:
 #: ``X{m,n}+``: possessive in ``regex``, a repeat of ``X{m,n}`` in Oniguruma (HF's engine);
 #: an interval's digits are ASCII in both.
 POSSESSIVE_INTERVAL = re.compile(r"(?<!\\)\{[0-9]*,?[0-9]*\}\+")
-
-
-def resolve_hf_pattern(source: str) -> Union[str, Pattern]:
-    r""":func:`resolve_pattern` for a regex read from an HF ``tokenizer.json`` (``Split``).
-
-    HF runs its regexes on Oniguruma, which agrees with ``regex`` on the patterns models
-    use except for ``X{m,n}+``: Oniguruma repeats ``X{m,n}`` (``\p{N}{1,3}+`` takes a whole
-    digit run) where ``regex`` reads a possessive interval.  Such a pattern is refused in
-    one line rather than split differently from HF.
-
-    >>> resolve_hf_pattern(r"\p{N}{1,3}")
-    Pattern(regex='\\p{N}{1,3}', behavior='isolated')
-    """
-    if POSSESSIVE_INTERVAL.search(source):
-        from ..errors import PureBPEError
-
-        raise PureBPEError(
-            f"HF pattern {source!r}: Oniguruma reads X{{m,n}}+ as a repeat of X{{m,n}}, which "
-            "the regex package reads as possessive; such a pattern is not supported"
-        )
-    return resolve_pattern(source)
