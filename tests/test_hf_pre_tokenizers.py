@@ -246,6 +246,14 @@ def test_a_search_anchor_is_refused() -> None:
         HFPattern({"Regex": "\\Ga"})
 
 
+@pytest.mark.parametrize("pattern", ["ab\\x{110000}", "ab[\\x{110000}]", "[\\o{154000}]"])
+def test_an_escape_of_no_character_is_refused_naming_the_pattern(pattern: str) -> None:
+    with pytest.raises(
+        PureBPEError, match=rf"^pattern {re.escape(repr(pattern))}: \\[xo]\{{\d+\}} is no character"
+    ):
+        HFPattern({"Regex": pattern})
+
+
 def test_keep_is_refused() -> None:
     with pytest.raises(PureBPEError, match=r"\\K \(keep what was matched out of the match\) is not"):
         HFPattern({"Regex": "a\\K"})

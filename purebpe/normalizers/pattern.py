@@ -226,16 +226,17 @@ def _class_end(source: str, i: int) -> Tuple[int, bool]:
     return n, nested
 
 
-def _class_source(text: str) -> Tuple[str, bool]:
-    """A class's text with Oniguruma's word characters spelled out (``_CLASS_ESCAPES``),
-    and whether it now nests a negated class."""
+def _class_source(text: str, source: str) -> Tuple[str, bool]:
+    """A class's text (in the pattern ``source``, which errors name) with Oniguruma's word
+    characters and Ruby's character escapes spelled as ``regex`` spells them
+    (``_CLASS_ESCAPES``, :func:`_char_escape`), and whether it now nests a negated class."""
     out: List[str] = []
     nested = False
     j = 0
     while j < len(text):
         end = max(_class_item_end(text, j), j + 1)
         piece = text[j:end]
-        spelled = _CLASS_ESCAPES.get(piece) or _char_escape(piece, text) or piece
+        spelled = _CLASS_ESCAPES.get(piece) or _char_escape(piece, source) or piece
         nested = nested or spelled.startswith("[^")
         out.append(spelled)
         j = end
@@ -303,7 +304,7 @@ def regex_source(source: str) -> str:
             anchors = True
         if char == "[":
             end, inner = _class_end(source, i)
-            body, negated_word = _class_source(source[i:end])
+            body, negated_word = _class_source(source[i:end], source)
             nested = nested or inner or negated_word
             atom = len(out)
             out.append(body)
